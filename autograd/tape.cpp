@@ -1,0 +1,77 @@
+#include "autograd/tape.hpp"
+
+#include "core/error.hpp"
+
+namespace empl {
+
+Var make_leaf(const Tensor& value) { return Var(value, Tensor::zeros(value.shape(), "gradient")); }
+
+Tensor Tape::alloc(const Shape& shape) {
+  if (arena_next_ == arena_.size()) {
+    arena_.push_back(Tensor::empty(shape, "tape buffer"));
+  } else if (arena_[arena_next_].capacity() < shape.numel()) {
+    // A larger request than last step at this position (a bigger batch): grow this buffer once.
+    arena_[arena_next_] = Tensor::empty(shape, "tape buffer");
+  }
+  return arena_[arena_next_++].view_prefix(shape);
+}
+
+Var Tape::make_output(const Shape& shape, std::initializer_list<const Var*> inputs) {
+  bool needs_grad = false;
+  if (grad_enabled_)
+    for (const Var* input : inputs) needs_grad = needs_grad || input->requires_grad();
+  Var output(alloc(shape));
+  if (needs_grad) {
+    output.grad = alloc(shape);
+    output.grad.zero();
+  }
+  return output;
+}
+
+Node* Tape::record(const char* name, Node::BackwardFn backward, const Var& output,
+                   std::initializer_list<const Var*> inputs) {
+  if (!output.requires_grad()) return nullptr;
+  if (inputs.size() > 3) fail("Tape::record: op ", name, " has ", inputs.size(), " inputs, at most 3");
+  Node& node = nodes_.emplace_back();
+  node.name = name;
+  node.backward = backward;
+  node.output = output;
+  size_t slot = 0;
+  for (const Var* input : inputs) node.inputs[slot++] = *input;
+  return &node;
+}
+
+void Tape::backward(const Var& loss) {
+  if (loss.value.numel() != 1)
+    fail("backward: the loss must have one element, got shape ", loss.shape(),
+         "\nHINT: reduce it first, e.g. with mean()");
+  if (!loss.requires_grad())
+    fail("backward: the loss does not require a gradient (no parameter or leaf reaches it,"
+         " or it was computed under Tape::NoGrad)");
+  Tensor seed = loss.grad;  // a handle to the same buffer: filled in place, nothing allocated
+  seed.fill(1.0f);         // d(loss)/d(loss)
+  run_backward();
+}
+
+void Tape::backward(const Var& output, const Tensor& seed) {
+  if (!output.requires_grad())
+    fail("backward: the output does not require a gradient (no parameter or leaf reaches it,"
+         " or it was computed under Tape::NoGrad)");
+  check_same_shape("backward (seed)", output.value, seed);
+  Tensor output_grad = output.grad;
+  output_grad.copy_from(seed);
+  run_backward();
+}
+
+void Tape::run_backward() {
+  // The nodes were appended in execution order: reversed, every node comes after all the nodes
+  // that consume its output, so its output gradient is complete when its backward runs.
+  for (auto node = nodes_.rbegin(); node != nodes_.rend(); ++node) node->backward(*node);
+}
+
+void Tape::clear() {
+  nodes_.clear();  // keeps the vector's capacity
+  arena_next_ = 0;
+}
+
+}  // namespace empl

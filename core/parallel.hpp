@@ -1,0 +1,64 @@
+// Threads: one setting for both thread pools, and the loop helpers every kernel uses.
+//
+// oneTBB runs our elementwise and reduction kernels; OpenBLAS runs its own threads inside
+// cblas_sgemm. set_num_threads(n) governs both, so they never oversubscribe the cores. OpenBLAS
+// knows nothing of TBB (OpenBLAS issue #4066): we call BLAS only from the calling thread, never
+// from inside a TBB task (or, where a kernel must, with one BLAS thread).
+//
+// Determinism: parallel_for splits work into fixed chunks whatever the thread count, and
+// parallel_chunk_reduce combines per-chunk partial results in chunk order, so a sum over a tensor
+// gives the same bits on 1 thread as on 2.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace empl {
+
+// Sets oneTBB's and OpenBLAS's thread counts. n <= 0 means all cores. Call from the main thread.
+void set_num_threads(int n);
+int num_threads();
+
+// Below this many elements a kernel runs serially: spawning tasks costs more than it saves.
+inline constexpr int64_t kDefaultGrain = 16384;
+
+// Calls body(begin, end) over [0, n) in chunks of `grain`, in parallel when n > grain.
+template <typename Body>
+void parallel_for(int64_t n, int64_t grain, Body&& body) {
+  if (n <= 0) return;
+  if (n <= grain || num_threads() == 1) {
+    body(int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& range) { body(range.begin(), range.end()); },
+                    tbb::simple_partitioner());
+}
+
+// Deterministic reduction: splits [0, n) into chunks of `grain` (independent of the thread
+// count), computes chunk(begin, end) -> double for each, possibly in parallel, and adds the
+// partials in chunk order.
+template <typename Chunk>
+double parallel_chunk_reduce(int64_t n, int64_t grain, Chunk&& chunk) {
+  if (n <= grain) return n > 0 ? chunk(int64_t{0}, n) : 0.0;
+  const int64_t chunk_count = (n + grain - 1) / grain;
+  double partial_stack[64];
+  std::vector<double> partial_heap;  // only for very large tensors
+  double* partial = partial_stack;
+  if (chunk_count > 64) {
+    partial_heap.resize(static_cast<size_t>(chunk_count));
+    partial = partial_heap.data();
+  }
+  parallel_for(chunk_count, 1, [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c)
+      partial[c] = chunk(c * grain, c + 1 == chunk_count ? n : (c + 1) * grain);
+  });
+  double total = 0.0;
+  for (int64_t c = 0; c < chunk_count; ++c) total += partial[c];
+  return total;
+}
+
+}  // namespace empl
