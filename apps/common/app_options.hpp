@@ -1,0 +1,40 @@
+// The command line every app shares (issue "apps/toy_urn and apps/bimodal"): --help, --seed,
+// --threads, --steps, --batch, --loss, --out, --load, --save, --quiet. Defaults are each app's
+// paper settings; values are checked here, so a bad one stops the run before any work.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+namespace empl {
+
+struct CommonDefaults {
+  int64_t steps = 10000;
+  int64_t batch = 2048;
+  std::string loss = "empl";
+  std::vector<std::string> losses = {"empl"};  // the names --loss accepts
+  std::string out = "out";
+  uint64_t seed = 1;
+};
+
+struct CommonOptions {
+  uint64_t seed = 1;
+  int threads = 0;        // 0: all cores
+  int64_t steps = 0;
+  int64_t batch = 0;
+  std::string loss;
+  std::string out;        // output directory
+  std::string load;       // checkpoint to evaluate (no training) when not empty
+  std::string save;       // checkpoint to write (periodically and at the end) when not empty
+  bool quiet = false;
+};
+
+void add_common_options(cxxopts::Options& options, const CommonDefaults& defaults);
+
+// Reads and validates the common flags; throws empl::Error naming the flag and the value.
+CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults);
+
+}  // namespace empl
