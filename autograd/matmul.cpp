@@ -6,19 +6,17 @@ namespace empl {
 namespace {
 
 void matmul_backward(Node& node) {
-  const Var& a = node.inputs[0];
-  const Var& b = node.inputs[1];
+  Var& a = node.inputs[0];
+  Var& b = node.inputs[1];
   const Tensor& dy = node.output.grad;
   const bool ta = node.scalars[0] != 0.0f, tb = node.scalars[1] != 0.0f;
   if (a.requires_grad()) {
-    Tensor da = a.grad;
-    if (!ta) gemm(dy, false, b.value, !tb, da, 1.0f, 1.0f);   // da = dy · op(b)ᵀ
-    else     gemm(b.value, tb, dy, true, da, 1.0f, 1.0f);     // (aᵀ)' : da = op(b) · dyᵀ
+    if (!ta) gemm(dy, false, b.value, !tb, a.grad, 1.0f, 1.0f);   // da = dy · op(b)ᵀ
+    else     gemm(b.value, tb, dy, true, a.grad, 1.0f, 1.0f);     // (aᵀ)' : da = op(b) · dyᵀ
   }
   if (b.requires_grad()) {
-    Tensor db = b.grad;
-    if (!tb) gemm(a.value, !ta, dy, false, db, 1.0f, 1.0f);   // db = op(a)ᵀ · dy
-    else     gemm(dy, true, a.value, ta, db, 1.0f, 1.0f);     // (bᵀ)' : db = dyᵀ · op(a)
+    if (!tb) gemm(a.value, !ta, dy, false, b.grad, 1.0f, 1.0f);   // db = op(a)ᵀ · dy
+    else     gemm(dy, true, a.value, ta, b.grad, 1.0f, 1.0f);     // (bᵀ)' : db = dyᵀ · op(a)
   }
 }
 
