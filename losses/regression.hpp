@@ -1,0 +1,13 @@
+// Bin-wise regression losses on density histograms, the paper's per-bin baselines:
+//   MAE = (1/(B·N)) Σ |q̃ − q|      MSE = (1/(B·N)) Σ (q̃ − q)²
+// They compare each bin on its own and ignore the order of the bins.
+#pragma once
+
+#include "autograd/tape.hpp"
+
+namespace empl {
+
+Var mae_loss(Tape& tape, const Var& predicted, const Tensor& target);
+Var mse_loss(Tape& tape, const Var& predicted, const Tensor& target);
+
+}  // namespace empl
