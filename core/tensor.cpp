@@ -76,6 +76,16 @@ Tensor Tensor::view_prefix(const Shape& shape) const {
   return view;
 }
 
+Tensor Tensor::view_at(int64_t offset, const Shape& shape) const {
+  if (offset < 0 || offset + shape.numel() > capacity_)
+    fail("view_at: ", shape, " at offset ", offset, " does not fit a buffer of ", capacity_, " floats");
+  Tensor view = *this;
+  view.data_ = data_ + offset;
+  view.capacity_ = capacity_ - offset;
+  view.shape_ = shape;
+  return view;
+}
+
 Tensor Tensor::slice_rows(int64_t begin, int64_t end) const {
   if (rank() == 0 || begin < 0 || end < begin || end > shape_[0])
     fail("slice_rows: rows [", begin, ",", end, ") of a tensor of shape ", shape_);

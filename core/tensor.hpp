@@ -50,6 +50,9 @@ class Tensor {
   // A view of the first shape.numel() floats of the buffer (used by the arena): no size check
   // against numel(), only against capacity().
   Tensor view_prefix(const Shape& shape) const;
+  // A view of `shape.numel()` floats starting `offset` floats into this tensor's buffer (how a
+  // model's parameters become views into one contiguous allocation).
+  Tensor view_at(int64_t offset, const Shape& shape) const;
   // Rows [begin, end) along the first axis, as a view (contiguous because row-major).
   Tensor slice_rows(int64_t begin, int64_t end) const;
 

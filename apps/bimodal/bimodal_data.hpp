@@ -1,0 +1,34 @@
+// The bimodal toy of the paper's supplementary S2: histograms whose cumulative values have a
+// two-peaked distribution in every bin, so that a Gaussian per bin cannot describe them.
+//
+// Input X = (ξ, b1, b2) ~ U(0,1)³. Label over N = 10 bins j = 0..9: with probability ξ the first
+// line, line1_j = j + Normal(0, b1), else the second, line2_j = −j + Normal(0, b2); then the row
+// minimum is subtracted and the row normalised to sum 1. The network sees
+// ((τ − 0.5)·12, (ξ − 0.5)·12, (b1 − 0.5)·12, (b2 − 0.5)·12).
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.hpp"
+
+namespace empl::bimodal {
+
+inline constexpr int kBins = 10;
+inline constexpr int kFeatures = 4;  // τ, ξ, b1, b2
+
+struct BimodalInput {
+  double xi, b1, b2;
+};
+
+// One label histogram for the given input, from the generator of sample (seed, stream, index).
+void draw_histogram(const BimodalInput& input, uint64_t seed, uint64_t stream, uint64_t index,
+                    float* histogram /* [kBins] */);
+
+// A training batch: inputs [B, 4] (τ first), labels [B, N], tau [B, 1]; X and τ drawn per sample
+// from U(0,1). Sample i of step s uses the generator (seed, s, i): any thread count, same batch.
+void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau);
+
+// Network inputs for a fixed X at the given τ levels: [levels, 4].
+void fill_inputs(const BimodalInput& input, const float* tau_levels, int64_t levels, Tensor& inputs);
+
+}  // namespace empl::bimodal

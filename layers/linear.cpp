@@ -1,0 +1,81 @@
+#include "layers/linear.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/matmul.hpp"
+#include "core/parallel.hpp"
+#include "core/random.hpp"
+
+namespace empl {
+namespace {
+
+// The input seen as a matrix [rows, F_in], and the output shape with F_out in the last place.
+Shape output_shape(const Shape& x, int64_t out) {
+  switch (x.rank()) {
+    case 2: return Shape{x[0], out};
+    case 3: return Shape{x[0], x[1], out};
+    default: fail("linear: x is ", x, ", expected [B, F] or [B, V, F]");
+  }
+}
+
+void linear_backward(Node& node) {
+  Var& x = node.inputs[0];
+  Var& w = node.inputs[1];
+  Var& b = node.inputs[2];
+  const Tensor& dy = node.output.grad;
+  if (w.requires_grad()) gemm(x.value, true, dy, false, w.grad, 1.0f, 1.0f);  // dW += xᵀ·dy
+  if (x.requires_grad()) gemm(dy, false, w.value, true, x.grad, 1.0f, 1.0f);  // dx += dy·Wᵀ
+  if (b.value.defined() && b.requires_grad()) {
+    // db += Σ_rows dy: each thread owns a block of columns and sums the rows in order.
+    const int64_t rows = dy.shape().rows(), cols = dy.shape().last();
+    const float* g = dy.data();
+    float* db = b.grad.data();
+    parallel_for(cols, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = begin; c < end; ++c) db[c] += g[r * cols + c];
+    });
+  }
+}
+
+}  // namespace
+
+Var linear(Tape& tape, const Var& x, const Var& w, const Var& b) {
+  if (w.value.rank() != 2 || x.value.rank() < 2 || x.shape().last() != w.shape()[0])
+    fail("linear: x is ", x.shape(), ", weight is ", w.shape(), ": x's last axis must equal the weight's rows");
+  const int64_t out = w.shape()[1];
+  if (b.value.defined() && b.shape() != Shape{1, out})
+    fail("linear: bias is ", b.shape(), ", expected [1,", out, "]");
+  Var y = tape.make_output(output_shape(x.shape(), out), {&x, &w, &b});
+  if (b.value.defined()) {
+    const int64_t rows = y.value.shape().rows();
+    for (int64_t r = 0; r < rows; ++r) std::copy_n(b.value.data(), out, y.value.data() + r * out);
+  }
+  gemm(x.value, false, w.value, false, y.value, 1.0f, b.value.defined() ? 1.0f : 0.0f);
+  tape.record("linear", linear_backward, y, {&x, &w, &b});
+  return y;
+}
+
+Linear::Linear(int64_t in_features, int64_t out_features, const LinearOptions& options)
+    : in_features_(in_features), out_features_(out_features) {
+  if (in_features <= 0 || out_features <= 0)
+    fail("Linear: features must be positive, got ", in_features, " -> ", out_features);
+  Tensor w = Tensor::empty({in_features, out_features}, "Linear weight");
+  if (options.init == Init::GlorotUniform) {
+    const float limit = std::sqrt(6.0f / static_cast<float>(in_features + out_features));
+    fill_uniform(w, -limit, limit, options.seed, options.stream);
+  } else {
+    fill_normal(w, 0.0f, std::sqrt(2.0f / static_cast<float>(in_features)), options.seed, options.stream);
+  }
+  weight = make_leaf(w);
+  if (options.bias) bias = make_leaf(Tensor::zeros({1, out_features}, "Linear bias"));
+}
+
+Var Linear::forward(Tape& tape, const Var& x) { return linear(tape, x, weight, bias); }
+
+void Linear::visit_parameters(const std::string& prefix, const ParameterVisitor& visit) {
+  visit(prefix + "weight", weight);
+  if (bias.value.defined()) visit(prefix + "bias", bias);
+}
+
+}  // namespace empl

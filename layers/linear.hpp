@@ -1,0 +1,40 @@
+// Linear (dense) layer: y = x·W + b, W stored [F_in, F_out] so that the forward is one sgemm
+// with no transpose. A fused op: the bias is written into y first and the product added on top
+// (beta = 1), and the backward is two sgemms and a column sum:
+//   dW += xᵀ·dy      dx += dy·Wᵀ      db += Σ_rows dy
+// x may be [B, F_in] or [B, V, F_in] (the leading axes are one matrix of rows).
+#pragma once
+
+#include <cstdint>
+
+#include "layers/module.hpp"
+
+namespace empl {
+
+enum class Init { GlorotUniform, HeNormal };
+
+struct LinearOptions {
+  bool bias = true;
+  Init init = Init::GlorotUniform;  // Keras's default, which the paper's networks used
+  uint64_t seed = 1;                // weights from Rng(seed, stream = a hash of the layer's sizes)
+  uint64_t stream = 0;
+};
+
+class Linear : public Module {
+ public:
+  Linear(int64_t in_features, int64_t out_features, const LinearOptions& options = {});
+  Var forward(Tape& tape, const Var& x) override;
+  const char* type_name() const override { return "Linear"; }
+  void visit_parameters(const std::string& prefix, const ParameterVisitor& visit) override;
+
+  Var weight;  // [F_in, F_out]
+  Var bias;    // [1, F_out], undefined without bias
+
+ private:
+  int64_t in_features_, out_features_;
+};
+
+// The fused op itself, usable without a module: w [F_in, F_out], b [1, F_out] or undefined.
+Var linear(Tape& tape, const Var& x, const Var& w, const Var& b);
+
+}  // namespace empl

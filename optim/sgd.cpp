@@ -1,0 +1,32 @@
+#include "optim/sgd.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+
+namespace empl {
+
+Sgd::Sgd(Module& model, const SgdOptions& options)
+    : values_(model.flat_values()), gradients_(model.flat_gradients()), options_(options) {
+  if (!(options.momentum >= 0.0f && options.momentum < 1.0f)) fail("Sgd: momentum ", options.momentum, " must be in [0, 1)");
+  buffer_ = Tensor::zeros(values_.shape(), "SGD momentum buffer");
+}
+
+void Sgd::step(float lr) {
+  if (!std::isfinite(lr) || lr < 0.0f) fail("Sgd: learning rate ", lr, " must be finite and >= 0");
+  const float mu = options_.momentum, lambda = options_.weight_decay;
+  float* theta = values_.data();
+  const float* g = gradients_.data();
+  float* b = buffer_.data();
+  parallel_for(values_.numel(), kDefaultGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      b[i] = mu * b[i] + g[i] + lambda * theta[i];
+      theta[i] -= lr * b[i];
+    }
+  });
+}
+
+std::vector<NamedTensor> Sgd::state() { return {{"sgd.momentum_buffer", buffer_}}; }
+
+}  // namespace empl

@@ -1,0 +1,98 @@
+// Optimizers and schedules against values worked out by hand, and a small MLP that learns.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "autograd/elementwise.hpp"
+#include "autograd/reduce.hpp"
+#include "core/random.hpp"
+#include "layers/activations.hpp"
+#include "layers/linear.hpp"
+#include "layers/sequential.hpp"
+#include "losses/regression.hpp"
+#include "optim/adam.hpp"
+#include "optim/schedule.hpp"
+#include "optim/sgd.hpp"
+
+using namespace empl;
+
+namespace {
+
+// A model with one parameter θ (a 1x1 Linear without bias), loss = θ·x for a chosen x, so the
+// gradient is exactly x.
+struct OneParameter {
+  Sequential model;
+  explicit OneParameter(float theta) {
+    model.add<Linear>(1, 1, LinearOptions{.bias = false});
+    model.pack();
+    model.flat_values()[0] = theta;
+  }
+  void set_gradient(float g) { model.flat_gradients()[0] = g; }
+  float theta() { return model.flat_values()[0]; }
+};
+
+}  // namespace
+
+TEST_CASE("Adam: two steps by hand") {
+  OneParameter p(1.0f);
+  Adam adam(p.model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
+  // Step 1, g = 0.5: m = 0.05, v = 0.00025; m̂ = 0.5, v̂ = 0.25; θ = 1 − 0.1·0.5/(0.5 + 1e-7) = 0.9000000
+  p.set_gradient(0.5f);
+  adam.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.9f).epsilon(1e-6));
+  // Step 2, g = −1: m = 0.045 − 0.1 = −0.055, v = 0.00024975 + 0.001 = 0.00124975;
+  // m̂ = −0.055/0.19 = −0.2894737, v̂ = 0.00124975/0.001999 = 0.6251876, √v̂ = 0.7906881;
+  // θ = 0.9 + 0.1·0.2894737/0.7906881 = 0.9366107
+  p.set_gradient(-1.0f);
+  adam.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.9366107f).epsilon(1e-5));
+  CHECK(adam.steps() == 2);
+  CHECK(adam.state()[0].name == "adam.m");
+}
+
+TEST_CASE("SGD with momentum: two steps by hand") {
+  OneParameter p(1.0f);
+  Sgd sgd(p.model, {.momentum = 0.9f});
+  p.set_gradient(1.0f);
+  sgd.step(0.1f);  // b = 1, θ = 0.9
+  CHECK(p.theta() == doctest::Approx(0.9f));
+  p.set_gradient(1.0f);
+  sgd.step(0.1f);  // b = 0.9 + 1 = 1.9, θ = 0.9 − 0.19 = 0.71
+  CHECK(p.theta() == doctest::Approx(0.71f));
+}
+
+TEST_CASE("exponential decay reaches lr0 * rate after decay_steps") {
+  const ExponentialDecay schedule{1e-3f, 0.1f, 10000};
+  CHECK(schedule.at(0) == doctest::Approx(1e-3f));
+  CHECK(schedule.at(5000) == doctest::Approx(1e-3f / std::sqrt(10.0f)));
+  CHECK(schedule.at(10000) == doctest::Approx(1e-4f));
+}
+
+TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
+  Sequential model;
+  model.add<Linear>(1, 32, LinearOptions{.seed = 3, .stream = 1});
+  model.add<ReLU>();
+  model.add<Linear>(32, 1, LinearOptions{.seed = 3, .stream = 2});
+  model.pack();
+  Adam adam(model);
+  Tape tape;
+  Tensor x = Tensor::empty({128, 1}), y = Tensor::empty({128, 1});
+  float first = 0, last = 0;
+  for (int step = 0; step < 600; ++step) {
+    Rng rng(11, static_cast<uint64_t>(step));
+    for (int i = 0; i < 128; ++i) {
+      x[i] = rng.uniform(-1.0f, 1.0f);
+      y[i] = std::sin(3.0f * x[i]);
+    }
+    const Var loss = mse_loss(tape, model.forward(tape, Var(x)), y);
+    if (step == 0) first = loss.value.item();
+    last = loss.value.item();
+    model.zero_grad();
+    tape.backward(loss);
+    adam.step(1e-2f);
+    tape.clear();
+  }
+  MESSAGE("MSE from ", first, " to ", last);
+  CHECK(last < 0.1f * first);
+}
