@@ -75,6 +75,12 @@ class Tensor {
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
 
+// A tensor with a name: parameters, buffers and optimizer state ("0.weight", "adam.m").
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
 // Throws "op: a is [..], b is [..]" when two shapes differ.
 void check_same_shape(const char* op, const Tensor& a, const Tensor& b);
 

@@ -16,11 +16,6 @@
 
 namespace empl {
 
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
-
 class Module {
  public:
   virtual ~Module() = default;

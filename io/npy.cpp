@@ -1,0 +1,114 @@
+#include "io/npy.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/atomic_file.hpp"
+
+namespace empl {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+
+}  // namespace
+
+std::string npy_bytes(const Tensor& tensor) {
+  // Python tuple syntax: "()", "(5,)", "(2, 3)".
+  std::string shape = "(";
+  for (int axis = 0; axis < tensor.rank(); ++axis)
+    shape += (axis > 0 ? ", " : "") + std::to_string(tensor.shape()[axis]);
+  shape += tensor.rank() == 1 ? ",)" : ")";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  const size_t unpadded = 10 + header.size() + 1;  // magic 6 + version 2 + length 2, newline 1
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string bytes(kMagic, 6);
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(tensor.data()), static_cast<size_t>(tensor.numel()) * sizeof(float));
+  return bytes;
+}
+
+void save_npy(const std::string& path, const Tensor& tensor) { write_file_atomically(path, npy_bytes(tensor)); }
+
+Tensor parse_npy(const std::string& bytes, const std::string& name) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) fail(name, ": not a .npy file (wrong magic)");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_length, offset;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) fail(name, ": truncated .npy header");
+    header_length = 0;
+    for (int i = 0; i < 4; ++i) header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    offset = 12;
+  } else {
+    fail(name, ": unsupported .npy version ", major);
+  }
+  if (header_length > bytes.size() - offset) fail(name, ": truncated .npy header (", header_length, " bytes announced)");
+  const std::string header = bytes.substr(offset, header_length);
+  auto value_of = [&](const std::string& key) -> std::string {
+    const size_t at = header.find("'" + key + "'");
+    if (at == std::string::npos) fail(name, ": .npy header has no '", key, "'");
+    size_t start = header.find(':', at);
+    if (start == std::string::npos) fail(name, ": malformed .npy header");
+    start = header.find_first_not_of(' ', start + 1);
+    if (start == std::string::npos) fail(name, ": malformed .npy header");
+    const size_t end = header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
+    if (end == std::string::npos || end == 0) fail(name, ": malformed .npy header");
+    return header.substr(start, end - start);
+  };
+  const std::string descr = value_of("descr");
+  if (descr != "'<f4'") fail(name, ": dtype ", descr, " is not supported (only float32 '<f4')");
+  if (value_of("fortran_order") != "False") fail(name, ": Fortran-ordered arrays are not supported");
+  const std::string shape_text = value_of("shape");
+  std::vector<int64_t> dims;
+  for (size_t i = 1; i < shape_text.size();) {
+    if (shape_text[i] >= '0' && shape_text[i] <= '9') {
+      int64_t value = 0;
+      while (i < shape_text.size() && shape_text[i] >= '0' && shape_text[i] <= '9') {
+        if (value > (int64_t{1} << 40)) fail(name, ": dimension too large in shape ", shape_text);
+        value = value * 10 + (shape_text[i++] - '0');
+      }
+      dims.push_back(value);
+    } else if (shape_text[i] == ',' || shape_text[i] == ' ' || shape_text[i] == ')') {
+      ++i;
+    } else {
+      fail(name, ": malformed shape ", shape_text);
+    }
+  }
+  if (dims.size() > 4) fail(name, ": ", dims.size(), " dimensions, at most 4 are supported");
+  Shape shape;
+  switch (dims.size()) {
+    case 0: shape = Shape{}; break;
+    case 1: shape = Shape{dims[0]}; break;
+    case 2: shape = Shape{dims[0], dims[1]}; break;
+    case 3: shape = Shape{dims[0], dims[1], dims[2]}; break;
+    default: shape = Shape{dims[0], dims[1], dims[2], dims[3]}; break;
+  }
+  // Checked against the file's length before anything is allocated.
+  const size_t data_offset = offset + header_length;
+  const size_t available = bytes.size() - data_offset;
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && count > static_cast<int64_t>(available / sizeof(float)) / d + 1)
+      fail(name, ": truncated: shape ", shape, " needs more data than the file holds (", available, " bytes)");
+    count *= d;
+  }
+  const size_t expected = static_cast<size_t>(count) * sizeof(float);
+  if (available != expected)
+    fail(name, ": ", available < expected ? "truncated" : "trailing data", ": shape ", shape, " needs ", expected,
+         " bytes of data, file has ", available);
+  Tensor tensor = Tensor::empty(shape, "npy array");
+  if (expected > 0) std::memcpy(tensor.data(), bytes.data() + data_offset, expected);
+  return tensor;
+}
+
+Tensor load_npy(const std::string& path) { return parse_npy(read_file(path), path); }
+
+}  // namespace empl

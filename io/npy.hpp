@@ -1,0 +1,21 @@
+// NumPy .npy files of float32 arrays (format 1.0), readable by numpy.load, so results can be
+// checked from outside. Header: magic "\x93NUMPY", version, header length, a Python dict
+// literal {'descr': '<f4', 'fortran_order': False, 'shape': (...), } padded with spaces to a
+// multiple of 64 bytes and ended by a newline; then the raw little-endian data in C order.
+#pragma once
+
+#include <string>
+
+#include "core/tensor.hpp"
+
+namespace empl {
+
+std::string npy_bytes(const Tensor& tensor);  // the whole file's contents
+void save_npy(const std::string& path, const Tensor& tensor);  // written atomically
+
+// Reads '<f4' C-order arrays of versions 1.0 to 3.0 and up to 4 dims; anything else is refused
+// with a message naming the file and the problem.
+Tensor parse_npy(const std::string& bytes, const std::string& name = "npy data");
+Tensor load_npy(const std::string& path);
+
+}  // namespace empl
