@@ -21,6 +21,7 @@ void add_common_options(cxxopts::Options& options, const CommonDefaults& default
       ("out", "output directory", cxxopts::value<std::string>()->default_value(defaults.out))
       ("load", "evaluate this checkpoint instead of training", cxxopts::value<std::string>())
       ("save", "write checkpoints to this file while training", cxxopts::value<std::string>())
+      ("resume", "continue training from this checkpoint", cxxopts::value<std::string>())
       ("quiet", "no progress line");
 }
 
@@ -35,6 +36,7 @@ CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const Comm
   options.out = parsed["out"].as<std::string>();
   if (parsed.count("load")) options.load = parsed["load"].as<std::string>();
   if (parsed.count("save")) options.save = parsed["save"].as<std::string>();
+  if (parsed.count("resume")) options.resume = parsed["resume"].as<std::string>();
   options.quiet = parsed.count("quiet") > 0;
 
   if (options.threads < 0 || options.threads > 1024)
@@ -48,6 +50,7 @@ CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const Comm
     fail("--loss: unknown loss '", options.loss, "' (choose from ", names, ")");
   }
   if (options.out.empty()) fail("--out must name a directory, got an empty string");
+  if (!options.load.empty() && !options.resume.empty()) fail("--load evaluates and --resume trains: give one of them");
   return options;
 }
 

@@ -29,6 +29,7 @@ struct CommonOptions {
   std::string out;        // output directory
   std::string load;       // checkpoint to evaluate (no training) when not empty
   std::string save;       // checkpoint to write (periodically and at the end) when not empty
+  std::string resume;     // checkpoint to continue training from when not empty
   bool quiet = false;
 };
 

@@ -1,0 +1,58 @@
+// The training loop every app shares: one step is forward (the app's own function) → backward →
+// optimizer → tape.clear(), with a learning-rate schedule, a progress line, periodic atomic
+// checkpoints, resuming, a stop on Ctrl-C/SIGTERM that saves first, and a stop on a non-finite
+// loss or gradient that names the step and the first bad parameter (and keeps the last good
+// checkpoint).
+//
+// Batches must come from the step number alone (core/random.hpp's Rng(seed, step, i)), so that a
+// resumed run draws exactly the batches an uninterrupted one would have.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "autograd/tape.hpp"
+#include "layers/module.hpp"
+#include "optim/adam.hpp"
+#include "optim/schedule.hpp"
+
+namespace empl {
+
+struct TrainingSetup {
+  int64_t steps = 0;
+  ExponentialDecay schedule;
+  std::string save_path;          // checkpoints written here when not empty
+  int64_t save_every = 1000;      // steps between checkpoints (and one at the end)
+  std::string resume_path;        // continue from this checkpoint when not empty
+  std::map<std::string, std::string> metadata;  // written into checkpoints ("app", "loss", ...)
+  bool quiet = false;
+};
+
+// Computes the loss of step `step` on the tape (the loop does the rest).
+using ForwardLoss = std::function<Var(Tape& tape, int64_t step)>;
+
+struct TrainingResult {
+  int64_t steps_done = 0;
+  double final_loss = 0.0;   // mean loss over the last 100 steps
+  double seconds = 0.0;
+};
+
+TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingSetup& setup, const ForwardLoss& forward_loss);
+
+// Everything a run needs to continue exactly: parameters, buffers, optimizer state.
+std::vector<NamedTensor> training_state(Module& model, Adam& optimizer);
+
+// Loads a checkpoint's parameters and buffers into `model` (for evaluation; optimizer state is
+// ignored). When `expected` is given, the checkpoint's metadata must agree on those keys.
+// Returns the checkpoint's metadata.
+std::map<std::string, std::string> load_model(const std::string& path, Module& model,
+                                              const std::map<std::string, std::string>& expected = {});
+
+// Thrown when SIGINT or SIGTERM stopped training (after saving, when a save path was given).
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace empl

@@ -1,0 +1,39 @@
+#include "apps/toy_urn/toy_model.hpp"
+
+#include "apps/toy_urn/urn_data.hpp"
+#include "core/error.hpp"
+#include "layers/activations.hpp"
+#include "layers/batch_norm.hpp"
+#include "layers/linear.hpp"
+#include "losses/cross_entropy.hpp"
+#include "losses/earth_movers.hpp"
+#include "losses/empl.hpp"
+#include "losses/regression.hpp"
+
+namespace empl::toy_urn {
+
+std::unique_ptr<Sequential> build_model(uint64_t seed, int64_t hidden) {
+  auto model = std::make_unique<Sequential>();
+  model->add<Linear>(kFeatures, hidden, LinearOptions{.seed = seed, .stream = 101});
+  model->add<BatchNorm1d>(hidden);
+  model->add<ReLU>();
+  model->add<Linear>(hidden, hidden, LinearOptions{.seed = seed, .stream = 102});
+  model->add<BatchNorm1d>(hidden);
+  model->add<ReLU>();
+  model->add<Linear>(hidden, kBins, LinearOptions{.seed = seed, .stream = 103});
+  model->add<Softmax>();
+  model->pack();
+  return model;
+}
+
+bool uses_tau(const std::string& loss) { return loss == "empl"; }
+
+Var training_loss(const std::string& name, Tape& tape, const Var& predicted, const Tensor& labels, const Tensor& tau) {
+  if (name == "empl") return empl_loss(tape, predicted, labels, tau);
+  if (name == "em1") return em1_loss(tape, predicted, labels);
+  if (name == "xe") return cross_entropy(tape, predicted, labels);
+  if (name == "mae") return mae_loss(tape, predicted, labels);
+  fail("toy_urn: unknown loss '", name, "'");
+}
+
+}  // namespace empl::toy_urn
