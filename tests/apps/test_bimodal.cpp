@@ -1,0 +1,62 @@
+// bimodal: label generation, calibration arithmetic, and an end-to-end run of the binary.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "apps/bimodal/bimodal_data.hpp"
+#include "apps/bimodal/calibration.hpp"
+#include "run_binary.hpp"
+
+using namespace empl;
+using namespace empl::bimodal;
+using namespace empl::testing;
+
+TEST_CASE("bimodal: labels are normalised histograms with a zero at the row minimum") {
+  float histogram[kBins];
+  for (uint64_t i = 0; i < 200; ++i) {
+    draw_histogram({0.5, 0.3, 0.7}, 1, 0, i, histogram);
+    float total = 0, smallest = 1;
+    for (float h : histogram) {
+      total += h;
+      smallest = std::min(smallest, h);
+    }
+    CHECK(total == doctest::Approx(1.0f));
+    CHECK(smallest == 0.0f);
+  }
+  // ξ = 1 and no noise: line1_j = j, minus 0, over Σj = 45.
+  draw_histogram({1.0, 0.0, 0.0}, 1, 0, 0, histogram);
+  CHECK(histogram[9] == doctest::Approx(9.0f / 45.0f));
+}
+
+TEST_CASE("bimodal: coverage of perfectly calibrated quantiles is about alpha") {
+  // Quantiles taken from the truth itself must cover each α-range about α of the time.
+  const auto truth = sample_truth({0.5, 0.5, 0.5}, 20000, 3);
+  const auto quantiles = truth_quantiles(truth);
+  const auto coverage = coverage_curve(quantiles, truth);
+  for (int a = 0; a < kAlphas; ++a) CHECK(coverage[a] == doctest::Approx(alpha_level(a)).epsilon(0.05));
+}
+
+TEST_CASE("bimodal end to end: both losses write calibration and quantile tables") {
+  TemporaryFolder folder;
+  const RunResult gauss = run_app_binary("bimodal", "--steps 20 --batch 128 --loss gauss --quiet --out " + folder.file("g") +
+                                                        " --save " + folder.file("g.ckpt"));
+  INFO(gauss.err);
+  REQUIRE(gauss.status == 0);
+  const RunResult run = run_app_binary("bimodal", "--steps 20 --batch 128 --quiet --out " + folder.file("e") + " --compare " +
+                                                      folder.file("g.ckpt"));
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const std::string calibration = slurp(folder.file("e/calibration.csv"));
+  CHECK(calibration.rfind("xi,b1,b2,alpha,coverage\n", 0) == 0);
+  CHECK(count_lines(calibration) == 1 + 3 * 19);
+  const std::string quantiles = slurp(folder.file("e/quantiles.csv"));
+  CHECK(quantiles.rfind("xi,b1,b2,tau,bin,predicted\n", 0) == 0);
+  CHECK(count_lines(quantiles) == 1 + 3 * 39 * 10);
+  CHECK(quantiles.find("nan") == std::string::npos);
+  CHECK(std::filesystem::exists(folder.file("e/figS2_bimodal.svg")));
+  CHECK(run.out.find("maximum |coverage - alpha|") != std::string::npos);
+  const RunResult bad = run_app_binary("bimodal", "--loss em1 --out " + folder.file("never"));
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("unknown loss 'em1'") != std::string::npos);
+}
