@@ -1,5 +1,5 @@
-// The toy example's network and losses (paper section 3.1): an MLP 2 → 128 → 128 → N with batch
-// norm and ReLU on the hidden layers and a softmax output, trained with the EMPL (τ drawn per
+// The toy example's network and losses (paper section 3.1): an MLP 2 → 128 → 128 → N with ReLU
+// and batch norm on the hidden layers and a softmax output, trained with the EMPL (τ drawn per
 // sample) or, for comparison, with EM1, cross-entropy (XE) or MAE (τ fixed at 0.5, unused).
 #pragma once
 
