@@ -23,10 +23,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string hidden_name = ".";  // appended piecewise: GCC 12 misreports "." + string (-Wrestrict)
-  hidden_name += target.filename().string();
-  hidden_name += ".tmpXXXXXX";
-  std::string temporary = (folder / hidden_name).string();
+  std::string temporary = (folder / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   const int fd = mkstemp(temporary.data());
   if (fd < 0) fail("cannot write ", path, ": ", reason());
   size_t written = 0;

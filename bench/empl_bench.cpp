@@ -1,0 +1,143 @@
+// empl_bench: the workloads of the performance issue, timed in this process.
+//
+//   empl_bench --case toy_step|bimodal_step|linear_fwd_bwd|sgemm_only|empl --threads N [--reps R]
+//
+// Each case warms up, then times R repetitions and prints one line
+//   case=<name> threads=<n> median_ms=<m> p10_ms=<a> p90_ms=<b> rss_mb=<peak resident memory>
+// bench/compare runs it beside bench/torch_bench.py and prints the ratios.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include <cblas.h>
+#include <cxxopts.hpp>
+
+#include "apps/bimodal/bimodal_data.hpp"
+#include "apps/bimodal/bimodal_model.hpp"
+#include "apps/common/run_app.hpp"
+#include "apps/toy_urn/toy_model.hpp"
+#include "apps/toy_urn/urn_data.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/random.hpp"
+#include "layers/linear.hpp"
+#include "losses/empl.hpp"
+#include "optim/adam.hpp"
+
+using namespace empl;
+
+namespace {
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+void report(const std::string& name, int threads, int warmup, int reps, const std::function<void()>& step) {
+  for (int i = 0; i < warmup; ++i) step();
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("case=%s threads=%d median_ms=%.4f p10_ms=%.4f p90_ms=%.4f rss_mb=%.1f\n", name.c_str(), threads,
+              ms[ms.size() / 2], ms[ms.size() / 10], ms[ms.size() * 9 / 10], peak_rss_mb());
+}
+
+// One training step of an app: batch generation, forward, loss, backward, Adam.
+template <typename MakeBatch, typename Loss>
+std::function<void()> training_step(Sequential& model, Adam& adam, Tape& tape, MakeBatch make_batch, Loss loss) {
+  return [&model, &adam, &tape, make_batch, loss, step = int64_t{0}]() mutable {
+    const Var l = loss(tape, make_batch(step++));
+    model.zero_grad();
+    tape.backward(l);
+    adam.step(1e-3f);
+    tape.clear();
+  };
+}
+
+int run(int argc, char** argv) {
+  cxxopts::Options parser("empl_bench", "empl's side of bench/compare");
+  parser.add_options()("case", "toy_step, bimodal_step, linear_fwd_bwd, sgemm_only or empl", cxxopts::value<std::string>())
+      ("threads", "threads", cxxopts::value<int>()->default_value("1"))
+      ("reps", "timed repetitions", cxxopts::value<int>()->default_value("200"));
+  const auto parsed = parser.parse(argc, argv);
+  if (!parsed.count("case")) fail("give --case");
+  const std::string name = parsed["case"].as<std::string>();
+  const int threads = parsed["threads"].as<int>(), reps = parsed["reps"].as<int>();
+  if (reps < 10) fail("--reps must be at least 10, got ", reps);
+  set_num_threads(threads);
+  constexpr int64_t kBatch = 2048;
+  Tape tape;
+
+  if (name == "toy_step") {
+    auto model = toy_urn::build_model(1);
+    Adam adam(*model);
+    Tensor inputs = Tensor::empty({kBatch, toy_urn::kFeatures}), labels = Tensor::empty({kBatch, toy_urn::kBins}),
+           tau = Tensor::empty({kBatch, 1});
+    report(name, threads, 20, reps, training_step(*model, adam, tape,
+        [&](int64_t step) { toy_urn::make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau); return Var(inputs); },
+        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }));
+  } else if (name == "bimodal_step") {
+    auto model = bimodal::build_model(1, "empl");
+    Adam adam(*model);
+    Tensor inputs = Tensor::empty({kBatch, bimodal::kFeatures}), labels = Tensor::empty({kBatch, bimodal::kBins}),
+           tau = Tensor::empty({kBatch, 1});
+    report(name, threads, 20, reps, training_step(*model, adam, tape,
+        [&](int64_t step) { bimodal::make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau); return Var(inputs); },
+        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }));
+  } else if (name == "linear_fwd_bwd" || name == "sgemm_only") {
+    // The toy network's largest layer, 128 -> 128 at batch 2048: forward, then backward to the
+    // input, the weight and the bias.
+    Linear layer(128, 128, {.seed = 1});
+    Var x = make_leaf(Tensor::full({kBatch, 128}, 0.5f));
+    Tensor seed = Tensor::full({kBatch, 128}, 1e-3f);
+    if (name == "linear_fwd_bwd") {
+      report(name, threads, 20, reps, [&] {
+        const Var y = layer.forward(tape, x);
+        tape.backward(y, seed);
+        tape.clear();
+      });
+    } else {
+      // The same three products as raw cblas_sgemm calls (no bias, no tape): the floor.
+      Tensor y = Tensor::empty({kBatch, 128});
+      const float* w = layer.weight.value.data();
+      report(name, threads, 20, reps, [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, 128, 128, 1.0f, x.value.data(), 128, w, 128, 0.0f, y.data(), 128);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, 128, 128, kBatch, 1.0f, x.value.data(), 128, seed.data(), 128, 1.0f,
+                    layer.weight.grad.data(), 128);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, kBatch, 128, 128, 1.0f, seed.data(), 128, w, 128, 1.0f, x.grad.data(), 128);
+      });
+    }
+  } else if (name == "empl") {
+    // The loss alone on [2048, 18] (the Bundesliga shape): forward and backward.
+    Tensor predicted = Tensor::empty({kBatch, 18}), target = Tensor::empty({kBatch, 18}), tau = Tensor::empty({kBatch, 1});
+    fill_uniform(predicted, 0.1f, 1.0f, 1, 1);
+    fill_uniform(target, 0.1f, 1.0f, 1, 2);
+    fill_uniform(tau, 0.0f, 1.0f, 1, 3);
+    for (int64_t r = 0; r < kBatch; ++r) {
+      float total = 0;
+      for (int j = 0; j < 18; ++j) total += target[r * 18 + j];
+      for (int j = 0; j < 18; ++j) target[r * 18 + j] /= total;
+    }
+    Var p = make_leaf(predicted);
+    report(name, threads, 50, reps, [&] {
+      tape.backward(empl_loss(tape, p, target, tau));
+      tape.clear();
+    });
+  } else {
+    fail("unknown --case '", name, "'");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return run_app("empl_bench", argc, argv, run); }
