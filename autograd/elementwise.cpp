@@ -10,18 +10,28 @@
 namespace empl {
 namespace {
 
-// dx += dy · local(x, y): the shared shape of every unary backward.
+// The loop of every unary backward. The pointers are function parameters marked __restrict (a
+// gradient never aliases a value), which is what lets the compiler vectorise it; captured in a
+// lambda, the same promise would be lost.
+template <typename Local>
+void unary_backward_range(const float* __restrict xv, const float* __restrict yv, const float* __restrict dy,
+                          float* __restrict dx, int64_t begin, int64_t end, Local local) {
+  for (int64_t i = begin; i < end; ++i) dx[i] += local(xv[i], yv[i], dy[i]);
+}
+
+// dx += local(x, y, dy) = dy · ∂y/∂x: the shared shape of every unary backward. Derivatives that
+// are 0 or 1 are written as selects (y > 0 ? dy : 0), never as dy·(y > 0 ? 1 : 0): the compiler
+// turns the latter into a branch, unpredictable for half-negative activations.
 template <typename Local>
 void unary_backward(Node& node, Local local) {
   Var& x = node.inputs[0];
   if (!x.requires_grad()) return;
-  // __restrict: the gradient never aliases the values, which lets the compiler vectorise.
-  const float* __restrict xv = x.value.data();
-  const float* __restrict yv = node.output.value.data();
-  const float* __restrict dy = node.output.grad.data();
-  float* __restrict dx = x.grad.data();
+  const float* xv = x.value.data();
+  const float* yv = node.output.value.data();
+  const float* dy = node.output.grad.data();
+  float* dx = x.grad.data();
   parallel_for(x.value.numel(), kDefaultGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) dx[i] += dy[i] * local(xv[i], yv[i]);
+    unary_backward_range(xv, yv, dy, dx, begin, end, local);
   });
 }
 
@@ -78,37 +88,37 @@ struct Pair {
 
 // d(−x)/dx = −1
 Var neg(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Neg, x, [](Node& n) { unary_backward(n, [](float, float) { return -1.0f; }); });
+  return unary_op(tape, Unary::Neg, x, [](Node& n) { unary_backward(n, [](float, float, float g) { return -g; }); });
 }
 // d(eˣ)/dx = eˣ = y
 Var exp(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Exp, x, [](Node& n) { unary_backward(n, [](float, float y) { return y; }); });
+  return unary_op(tape, Unary::Exp, x, [](Node& n) { unary_backward(n, [](float, float y, float g) { return g * y; }); });
 }
 // d(log x)/dx = 1/x
 Var log(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Log, x, [](Node& n) { unary_backward(n, [](float x, float) { return 1.0f / x; }); });
+  return unary_op(tape, Unary::Log, x, [](Node& n) { unary_backward(n, [](float x, float, float g) { return g / x; }); });
 }
 // d(√x)/dx = 1/(2√x) = 1/(2y)
 Var sqrt(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Sqrt, x, [](Node& n) { unary_backward(n, [](float, float y) { return 0.5f / y; }); });
+  return unary_op(tape, Unary::Sqrt, x, [](Node& n) { unary_backward(n, [](float, float y, float g) { return 0.5f * g / y; }); });
 }
 // d|x|/dx = sign(x) (0 at the kink)
 Var abs(Tape& tape, const Var& x) {
   return unary_op(tape, Unary::Abs, x, [](Node& n) {
-    unary_backward(n, [](float x, float) { return float((x > 0.0f) - (x < 0.0f)); });
+    unary_backward(n, [](float x, float, float g) { return x > 0.0f ? g : x < 0.0f ? -g : 0.0f; });
   });
 }
 // d relu(x)/dx = 1[x > 0] = 1[y > 0]
 Var relu(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Relu, x, [](Node& n) { unary_backward(n, [](float, float y) { return y > 0.0f ? 1.0f : 0.0f; }); });
+  return unary_op(tape, Unary::Relu, x, [](Node& n) { unary_backward(n, [](float, float y, float g) { return y > 0.0f ? g : 0.0f; }); });
 }
 // dσ/dx = σ(1 − σ) = y(1 − y)
 Var sigmoid(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Sigmoid, x, [](Node& n) { unary_backward(n, [](float, float y) { return y * (1.0f - y); }); });
+  return unary_op(tape, Unary::Sigmoid, x, [](Node& n) { unary_backward(n, [](float, float y, float g) { return g * y * (1.0f - y); }); });
 }
 // d softplus(x)/dx = σ(x) = 1 − e^−y (y = log(1 + eˣ)), exact and stable for any x
 Var softplus(Tape& tape, const Var& x) {
-  return unary_op(tape, Unary::Softplus, x, [](Node& n) { unary_backward(n, [](float, float y) { return -std::expm1(-y); }); });
+  return unary_op(tape, Unary::Softplus, x, [](Node& n) { unary_backward(n, [](float, float y, float g) { return -g * std::expm1(-y); }); });
 }
 
 Var step(Tape& tape, const Var& x) {
@@ -161,7 +171,7 @@ Var scalar_op(Tape& tape, Binary op, const Var& x, float s, float derivative) {
   binary_scalar(op, x.value, s, y.value);
   if (Node* node = tape.record(name_of(op), [](Node& n) {
         const float d = n.scalars[0];
-        unary_backward(n, [d](float, float) { return d; });
+        unary_backward(n, [d](float, float, float g) { return g * d; });
       }, y, {&x}))
     node->scalars[0] = derivative;
   return y;
@@ -182,7 +192,7 @@ Var clamp(Tape& tape, const Var& x, float lo, float hi) {
   clamp(x.value, lo, hi, y.value);
   if (Node* node = tape.record("clamp", [](Node& n) {
         const float lo = n.scalars[0], hi = n.scalars[1];
-        unary_backward(n, [=](float x, float) { return x > lo && x < hi ? 1.0f : 0.0f; });
+        unary_backward(n, [=](float x, float, float g) { return x > lo && x < hi ? g : 0.0f; });
       }, y, {&x})) {
     node->scalars[0] = lo;
     node->scalars[1] = hi;

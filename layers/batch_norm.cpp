@@ -11,39 +11,76 @@ namespace {
 
 // Rows are summed in fixed chunks (whatever the thread count), each chunk's column sums kept
 // apart and then added in chunk order: the same bits on 1 or 2 threads. Walking rows (not
-// columns) keeps every inner loop contiguous, so it vectorises over the features.
+// columns) keeps every inner loop contiguous; the kernels take their pointers as __restrict
+// parameters so that the compiler vectorises them over the features.
 constexpr int64_t kChunkRows = 256;
 
 int64_t chunk_count(int64_t rows) { return (rows + kChunkRows - 1) / kChunkRows; }
 
-// out[c] (for each of `sums` outputs) = Σ_r term(r, c, k); scratch is [chunks, sums·cols].
-template <int Sums, typename Term>
-void column_sums(int64_t rows, int64_t cols, Tensor& scratch, float* const (&out)[Sums], Term&& term) {
-  const int64_t chunks = chunk_count(rows);
-  float* partial = scratch.data();
-  parallel_for(chunks, 1, [&](int64_t first, int64_t last) {
-    for (int64_t chunk = first; chunk < last; ++chunk) {
-      float* acc = partial + chunk * Sums * cols;
-      std::fill(acc, acc + Sums * cols, 0.0f);
-      for (int64_t r = chunk * kChunkRows; r < std::min(rows, (chunk + 1) * kChunkRows); ++r)
-        for (int k = 0; k < Sums; ++k)
-          for (int64_t c = 0; c < cols; ++c) acc[k * cols + c] += term(r, c, k);
+// acc[c] += x[r, c] − shift[c] (squared when `square`), over rows [begin, end).
+void add_rows(const float* __restrict x, const float* __restrict shift, float* __restrict acc, int64_t begin, int64_t end,
+              int64_t cols, bool square) {
+  for (int64_t r = begin; r < end; ++r) {
+    const float* __restrict row = x + r * cols;
+    if (square) {
+      for (int64_t c = 0; c < cols; ++c) acc[c] += (row[c] - shift[c]) * (row[c] - shift[c]);
+    } else {
+      for (int64_t c = 0; c < cols; ++c) acc[c] += row[c];
     }
-  });
-  for (int k = 0; k < Sums; ++k) {
-    std::fill(out[k], out[k] + cols, 0.0f);
-    for (int64_t chunk = 0; chunk < chunks; ++chunk)
-      for (int64_t c = 0; c < cols; ++c) out[k][c] += partial[(chunk * Sums + k) * cols + c];
   }
 }
 
-// Calls row(r) for every row, rows in parallel.
-template <typename Row>
-void for_rows(int64_t rows, int64_t cols, Row&& row) {
-  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) row(r);
-  });
+// sum_dy[c] += dy[r, c], sum_dy_xhat[c] += dy[r, c]·x̂[r, c], over rows [begin, end).
+void add_gradient_rows(const float* __restrict dy, const float* __restrict x_hat, float* __restrict sum_dy,
+                       float* __restrict sum_dy_xhat, int64_t begin, int64_t end, int64_t cols) {
+  for (int64_t r = begin; r < end; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      sum_dy[c] += dy[r * cols + c];
+      sum_dy_xhat[c] += dy[r * cols + c] * x_hat[r * cols + c];
+    }
 }
+
+// Column sums into `out` ([sums, cols]), from per-chunk partials in `scratch` ([chunks, sums, cols]);
+// add(chunk_partials, begin, end) fills one chunk's partials.
+template <typename AddChunk>
+void column_sums(int64_t rows, int64_t cols, int sums, float* scratch, float* out, AddChunk&& add) {
+  const int64_t chunks = chunk_count(rows);
+  parallel_for(chunks, 1, [&](int64_t first, int64_t last) {
+    for (int64_t chunk = first; chunk < last; ++chunk) {
+      float* partial = scratch + chunk * sums * cols;
+      std::fill(partial, partial + sums * cols, 0.0f);
+      add(partial, chunk * kChunkRows, std::min(rows, (chunk + 1) * kChunkRows));
+    }
+  });
+  std::fill(out, out + sums * cols, 0.0f);
+  for (int64_t chunk = 0; chunk < chunks; ++chunk)
+    for (int64_t i = 0; i < sums * cols; ++i) out[i] += scratch[chunk * sums * cols + i];
+}
+
+// y = γ·x̂ + β with x̂ = (x − μ)·(1/σ), for rows [begin, end).
+void normalise_rows(const float* __restrict x, const float* __restrict mean, const float* __restrict inv_std,
+                    const float* __restrict gamma, const float* __restrict beta, float* __restrict x_hat,
+                    float* __restrict y, int64_t begin, int64_t end, int64_t cols) {
+  for (int64_t r = begin; r < end; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t i = r * cols + c;
+      x_hat[i] = (x[i] - mean[c]) * inv_std[c];
+      y[i] = gamma[c] * x_hat[i] + beta[c];
+    }
+}
+
+// dx += k·(dy − mean(dy) − x̂·mean(dy ⊙ x̂)) per feature, k = γ/σ (training), or dx += k·dy.
+void input_gradient_rows(const float* __restrict dy, const float* __restrict x_hat, const float* __restrict k,
+                         const float* __restrict mean_dy, const float* __restrict mean_dy_xhat, float* __restrict dx,
+                         int64_t begin, int64_t end, int64_t cols, bool training) {
+  for (int64_t r = begin; r < end; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t i = r * cols + c;
+      dx[i] += training ? k[c] * (dy[i] - mean_dy[c] - x_hat[i] * mean_dy_xhat[c]) : k[c] * dy[i];
+    }
+}
+
+int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
 void batch_norm_backward(Node& node) {
   Var& x = node.inputs[0];
@@ -51,38 +88,30 @@ void batch_norm_backward(Node& node) {
   Var& beta = node.inputs[2];
   const Tensor& x_hat = node.saved[0];     // [R, F]
   const Tensor& inv_std = node.saved[1];   // [F]
-  Tensor scratch = node.saved[2];          // [chunks, 2F] for the column sums, then [2, F] of sums
+  Tensor scratch = node.saved[2];          // per-chunk partials, then the sums, then k
   const bool training = node.scalars[0] != 0.0f;
   const Tensor& dy = node.output.grad;
   const int64_t features = dy.shape().last(), rows = dy.shape().rows();
   const float* g = dy.data();
   const float* xh = x_hat.data();
-  float* sums = scratch.data() + chunk_count(rows) * 2 * features;
-  float* const totals[2] = {sums, sums + features};  // Σ dy, Σ dy ⊙ x̂ per feature
-  column_sums<2>(rows, features, scratch, totals, [&](int64_t r, int64_t c, int k) {
-    const float d = g[r * features + c];
-    return k == 0 ? d : d * xh[r * features + c];
+  float* sums = scratch.data() + chunk_count(rows) * 2 * features;  // [2, F]: Σ dy, Σ dy ⊙ x̂
+  float* k = sums + 2 * features;                                   // [F]: γ/σ
+  column_sums(rows, features, 2, scratch.data(), sums, [&](float* partial, int64_t begin, int64_t end) {
+    add_gradient_rows(g, xh, partial, partial + features, begin, end, features);
   });
-  const float* sum_dy = totals[0];
-  const float* sum_dy_xhat = totals[1];
+  float* sum_dy = sums;
+  float* sum_dy_xhat = sums + features;
   for (int64_t f = 0; f < features; ++f) {
     if (gamma.requires_grad()) gamma.grad[f] += sum_dy_xhat[f];
     if (beta.requires_grad()) beta.grad[f] += sum_dy[f];
+    k[f] = (gamma.value.defined() ? gamma.value[f] : 1.0f) * inv_std[f];
+    sum_dy[f] /= static_cast<float>(rows);       // now the means
+    sum_dy_xhat[f] /= static_cast<float>(rows);
   }
   if (!x.requires_grad()) return;
-  const float* gm = gamma.value.defined() ? gamma.value.data() : nullptr;
-  const float* is = inv_std.data();
   float* dx = x.grad.data();
-  const float inv_rows = 1.0f / static_cast<float>(rows);
-  for_rows(rows, features, [&](int64_t r) {
-    const float* gr = g + r * features;
-    const float* xr = xh + r * features;
-    float* out = dx + r * features;
-    for (int64_t f = 0; f < features; ++f) {
-      const float k = (gm ? gm[f] : 1.0f) * is[f];
-      // evaluation: x̂ is an affine function of x with fixed statistics
-      out[f] += training ? k * (gr[f] - sum_dy[f] * inv_rows - xr[f] * sum_dy_xhat[f] * inv_rows) : k * gr[f];
-    }
+  parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
+    input_gradient_rows(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
   });
 }
 
@@ -108,22 +137,21 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
   Var y = tape.make_output(x.shape(), {&x, &scale, &shift});
   Tensor x_hat = tape.alloc(x.shape());
   Tensor inv_std = tape.alloc({features});
-  // Column sums need [chunks, 2F] of partials, then [2, F] for the totals (shared with backward).
-  Tensor scratch = tape.alloc({chunk_count(rows) * 2 * features + 2 * features});
-  Tensor mean = tape.alloc({features});
-  const float* in = x.value.data();
-  float* out = y.value.data();
-  float* xh = x_hat.data();
-  float* mu = mean.data();
+  // Per-chunk partials [chunks, 2F], then [2F] of sums and [F] of factors (used by the backward).
+  Tensor scratch = tape.alloc({chunk_count(rows) * 2 * features + 3 * features});
+  Tensor statistics = tape.alloc({3 * features});  // μ, γ, β as plain arrays (1 and 0 without affine)
+  float* mu = statistics.data();
+  float* gamma = mu + features;
+  float* beta = gamma + features;
   float* is = inv_std.data();
+  const float* in = x.value.data();
   if (training_) {
-    float* const mean_out[1] = {mu};
-    column_sums<1>(rows, features, scratch, mean_out, [&](int64_t r, int64_t c, int) { return in[r * features + c]; });
+    column_sums(rows, features, 1, scratch.data(), mu, [&](float* partial, int64_t begin, int64_t end) {
+      add_rows(in, nullptr, partial, begin, end, features, false);
+    });
     for (int64_t f = 0; f < features; ++f) mu[f] /= static_cast<float>(rows);
-    float* const var_out[1] = {is};  // the variance first, turned into 1/√(σ² + ε) below
-    column_sums<1>(rows, features, scratch, var_out, [&](int64_t r, int64_t c, int) {
-      const float d = in[r * features + c] - mu[c];
-      return d * d;
+    column_sums(rows, features, 1, scratch.data(), is, [&](float* partial, int64_t begin, int64_t end) {
+      add_rows(in, mu, partial, begin, end, features, true);  // Σ (x − μ)², turned into 1/σ below
     });
     const float m = options_.momentum;
     for (int64_t f = 0; f < features; ++f) {
@@ -138,14 +166,14 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
       is[f] = 1.0f / std::sqrt(running_var[f] + options_.eps);
     }
   }
-  const float* gamma = scale.value.defined() ? scale.value.data() : nullptr;
-  const float* beta = shift.value.defined() ? shift.value.data() : nullptr;
-  for_rows(rows, features, [&](int64_t r) {
-    for (int64_t f = 0; f < features; ++f) {
-      const int64_t i = r * features + f;
-      xh[i] = (in[i] - mu[f]) * is[f];
-      out[i] = (gamma ? gamma[f] : 1.0f) * xh[i] + (beta ? beta[f] : 0.0f);
-    }
+  for (int64_t f = 0; f < features; ++f) {
+    gamma[f] = scale.value.defined() ? scale.value[f] : 1.0f;
+    beta[f] = shift.value.defined() ? shift.value[f] : 0.0f;
+  }
+  float* xh = x_hat.data();
+  float* out = y.value.data();
+  parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
+    normalise_rows(in, mu, is, gamma, beta, xh, out, begin, end, features);
   });
   if (Node* node = tape.record("batch_norm", batch_norm_backward, y, {&x, &scale, &shift})) {
     node->saved[0] = x_hat;
