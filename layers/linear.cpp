@@ -1,5 +1,6 @@
 #include "layers/linear.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -48,8 +49,11 @@ Var linear(Tape& tape, const Var& x, const Var& w, const Var& b) {
     fail("linear: bias is ", b.shape(), ", expected [1,", out, "]");
   Var y = tape.make_output(output_shape(x.shape(), out), {&x, &w, &b});
   if (b.value.defined()) {
-    const int64_t rows = y.value.shape().rows();
-    for (int64_t r = 0; r < rows; ++r) std::copy_n(b.value.data(), out, y.value.data() + r * out);
+    const float* bias = b.value.data();
+    float* rows_out = y.value.data();
+    parallel_for(y.value.shape().rows(), std::max<int64_t>(1, kDefaultGrain / out), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) std::copy_n(bias, out, rows_out + r * out);
+    });
   }
   gemm(x.value, false, w.value, false, y.value, 1.0f, b.value.defined() ? 1.0f : 0.0f);
   tape.record("linear", linear_backward, y, {&x, &w, &b});
