@@ -1,5 +1,7 @@
 #include "core/tensor.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -24,6 +26,12 @@ Tensor Tensor::empty(const Shape& shape, const char* name) {
   const int64_t count = shape.numel();
   // Round up to whole cache lines so that vectorised loops may read a little past the end.
   const int64_t padded = std::max<int64_t>(16, (count + 15) / 16 * 16);
+  // A size beyond the machine's memory is refused before asking for it: some allocators (and
+  // AddressSanitizer's) abort on such requests instead of throwing std::bad_alloc.
+  static const double physical_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (static_cast<double>(padded) * sizeof(float) > physical_bytes)
+    fail("cannot allocate ", name, " of shape ", shape, " (", padded * sizeof(float) / 1048576.0,
+         " MiB): more than the machine's memory");
   float* buffer = nullptr;
   try {
     buffer = static_cast<float*>(::operator new[](static_cast<size_t>(padded) * sizeof(float),
