@@ -121,24 +121,14 @@ int run(int argc, char** argv) {
   OutputDirectory out(options.out);
   auto model = build_model(options.seed, options.loss);
   const std::map<std::string, std::string> identity = {{"app", "bimodal"}, {"loss", options.loss}};
-  double seconds = 0.0, final_loss = 0.0;
-  if (!options.load.empty()) {
-    load_model(options.load, *model, identity);
-  } else {
-    Adam adam(*model);
-    Tape tape;
-    Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
-    Tensor tau = Tensor::empty({options.batch, 1});
-    TrainingSetup setup{.steps = options.steps, .schedule = {1e-3f, 1.0f, 1}, .save_path = options.save,
-                        .resume_path = options.resume, .metadata = identity, .quiet = options.quiet};
-    const TrainingResult result = train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
-      make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
-      const Var output = model->forward(t, Var(inputs));
-      return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
-    });
-    seconds = result.seconds;
-    final_loss = result.final_loss;
-  }
+  Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
+  Tensor tau = Tensor::empty({options.batch, 1});
+  const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
+    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
+    const Var output = model->forward(t, Var(inputs));
+    return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
+  });
+  const double seconds = result.seconds, final_loss = result.final_loss;
 
   std::vector<InputResult> results;
   std::ostringstream calibration_csv, quantiles_csv;

@@ -141,3 +141,20 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
 }
 
 }  // namespace empl
+
+namespace empl {
+
+TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss) {
+  if (!options.load.empty()) {
+    load_model(options.load, model, identity);
+    return {};
+  }
+  Adam adam(model);
+  Tape tape;
+  const TrainingSetup setup{.steps = options.steps, .schedule = schedule, .save_path = options.save,
+                            .resume_path = options.resume, .metadata = identity, .quiet = options.quiet};
+  return train(model, adam, tape, setup, forward_loss);
+}
+
+}  // namespace empl

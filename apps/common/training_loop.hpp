@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "apps/common/app_options.hpp"
 #include "autograd/tape.hpp"
 #include "layers/module.hpp"
 #include "optim/adam.hpp"
@@ -40,6 +41,12 @@ struct TrainingResult {
 };
 
 TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingSetup& setup, const ForwardLoss& forward_loss);
+
+// What every app does with its common flags: with --load, restore the model from the checkpoint
+// (which must carry `identity` in its metadata) and return a result with no steps; otherwise train
+// it with Adam (--steps, --save, --resume, --quiet) and the given schedule.
+TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss);
 
 // Everything a run needs to continue exactly: parameters, buffers, optimizer state.
 std::vector<NamedTensor> training_state(Module& model, Adam& optimizer);

@@ -84,28 +84,15 @@ int run(int argc, char** argv) {
   OutputDirectory out(options.out);  // checked now, before any training
   auto model = build_model(options.seed);
   const std::map<std::string, std::string> identity = {{"app", "toy_urn"}, {"loss", options.loss}};
-  double seconds = 0.0, final_loss = 0.0;
-  if (!options.load.empty()) {
-    load_model(options.load, *model, identity);
-  } else {
-    Adam adam(*model);
-    Tape tape;
-    Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
-    Tensor tau = Tensor::empty({options.batch, 1});
-    const float fixed_tau = uses_tau(options.loss) ? -1.0f : 0.5f;
-    TrainingSetup setup{.steps = options.steps,
-                        .schedule = {1e-3f, 0.1f, options.steps},  // 1e-3 decaying to 1e-4 over the run
-                        .save_path = options.save,
-                        .resume_path = options.resume,
-                        .metadata = identity,
-                        .quiet = options.quiet};
-    const TrainingResult result = train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
-      make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, fixed_tau);
-      return training_loss(options.loss, t, model->forward(t, Var(inputs)), labels, tau);
-    });
-    seconds = result.seconds;
-    final_loss = result.final_loss;
-  }
+  Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
+  Tensor tau = Tensor::empty({options.batch, 1});
+  const float fixed_tau = uses_tau(options.loss) ? -1.0f : 0.5f;
+  const ExponentialDecay schedule{1e-3f, 0.1f, options.steps};  // 1e-3 decaying to 1e-4 over the run
+  const TrainingResult result = train_or_load(*model, options, identity, schedule, [&](Tape& t, int64_t step) {
+    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, fixed_tau);
+    return training_loss(options.loss, t, model->forward(t, Var(inputs)), labels, tau);
+  });
+  const double seconds = result.seconds, final_loss = result.final_loss;
 
   const QuantileTable table = evaluate(*model, uses_tau(options.loss));
   std::vector<std::string> written;
