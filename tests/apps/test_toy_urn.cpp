@@ -113,3 +113,26 @@ TEST_CASE("toy_urn: bad flags exit 2 with one clear line and leave nothing behin
   const RunResult bad_out = run_app_binary("toy_urn", "--steps 1 --out /proc/not_here");
   CHECK(bad_out.status == 2);
 }
+
+TEST_CASE("toy_urn: Ctrl-C saves a checkpoint and exits 130, and --resume finishes the run") {
+  TemporaryFolder folder;
+  const std::string common = " --steps 4000 --batch 256 --threads 1 --quiet --save " + folder.file("run.ckpt");
+  // Start the run, interrupt it after a second, and keep its exit status.
+  const std::string script = std::string(EMPL_BINARY_DIR) + "/toy_urn" + common + " --out " + folder.file("first") +
+                             " > /dev/null 2> " + folder.file("err") + " & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? > " +
+                             folder.file("status");
+  REQUIRE(std::system(("sh -c '" + script + "'").c_str()) == 0);
+  const std::string status = slurp(folder.file("status"));
+  if (status == "0\n") {
+    MESSAGE("the run finished within a second; nothing to interrupt on this machine");
+    return;
+  }
+  CHECK(status == "130\n");
+  CHECK(slurp(folder.file("err")).find("interrupted (SIGINT) at step") != std::string::npos);
+  CHECK(std::filesystem::exists(folder.file("run.ckpt")));
+  CHECK_FALSE(std::filesystem::exists(folder.file("first")));  // nothing half-written
+  const RunResult resumed = run_app_binary("toy_urn", common + " --resume " + folder.file("run.ckpt") + " --out " + folder.file("second"));
+  INFO(resumed.err);
+  CHECK(resumed.status == 0);
+  CHECK(std::filesystem::exists(folder.file("second/quantiles.csv")));
+}

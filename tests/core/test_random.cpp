@@ -55,7 +55,7 @@ double binomial_pmf(int64_t k, int64_t n, double p) {
 
 }  // namespace
 
-TEST_CASE("the same (seed, stream, index) gives the same numbers; any change gives others") {
+TEST_CASE("the same (seed, stream, index) gives the same numbers, any change gives others") {
   Rng a(7, 3, 11), b(7, 3, 11), other_stream(7, 4, 11), other_index(7, 3, 12), other_seed(8, 3, 11);
   const uint64_t first = a.next_u64();
   CHECK(first == b.next_u64());

@@ -21,7 +21,7 @@ TEST_CASE("a tensor is created with its shape, aligned to 64 bytes") {
   CHECK_THROWS_AS(Shape({2, -1}), Error);
 }
 
-TEST_CASE("reshape is a view; clone is a copy") {
+TEST_CASE("reshape is a view, clone is a copy") {
   Tensor t = Tensor::from({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
   Tensor view = t.reshape({3, 2});
   view.at(2, 1) = 60.0f;
@@ -32,7 +32,7 @@ TEST_CASE("reshape is a view; clone is a copy") {
   CHECK_THROWS_WITH_AS(t.reshape({4, 2}), doctest::Contains("[2,3]"), Error);
 }
 
-TEST_CASE("slice_rows views a block of rows; copy_from and fill write in place") {
+TEST_CASE("slice_rows views a block of rows, copy_from and fill write in place") {
   Tensor t = Tensor::from({3, 2}, std::vector<float>{1, 2, 3, 4, 5, 6});
   Tensor middle = t.slice_rows(1, 2);
   CHECK(middle.shape() == Shape{1, 2});

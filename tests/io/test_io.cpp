@@ -49,7 +49,7 @@ TEST_CASE("atomic write replaces a file whole and leaves no temporary behind") {
   CHECK_THROWS_WITH_AS(read_file(folder.file("none")), doctest::Contains("none"), Error);
 }
 
-TEST_CASE("an output folder that was never written is removed; a bad one is refused") {
+TEST_CASE("an output folder that was never written is removed, a bad one is refused") {
   TemporaryFolder folder;
   {
     OutputDirectory out(folder.file("results"));

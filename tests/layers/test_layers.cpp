@@ -55,7 +55,7 @@ TEST_CASE("Linear initialisation is seeded and within the Glorot limit") {
   CHECK_THROWS_AS(Linear(0, 3), Error);
 }
 
-TEST_CASE("batch norm in training normalises each feature; running statistics by hand") {
+TEST_CASE("batch norm in training normalises each feature, running statistics by hand") {
   BatchNorm1d bn(2, {.momentum = 0.1f, .eps = 0.0001f});
   Tape tape;
   // Feature 0: [1 3] mean 2, biased var 1; feature 1: [2 2] mean 2, var 0.
@@ -101,7 +101,7 @@ TEST_CASE("batch norm gradchecks in training and evaluation, with and without af
     }
 }
 
-TEST_CASE("dropout: identity in evaluation; in training keeps about 1-p, scaled, gradient through the mask") {
+TEST_CASE("dropout: identity in evaluation, in training keeps about 1-p, scaled, gradient through the mask") {
   Dropout dropout(0.5f, 3);
   Tape tape;
   Var x = make_leaf(Tensor::full({200, 50}, 2.0f));
