@@ -144,7 +144,9 @@ int run(int argc, char** argv) {
         tape.clear();
       });
     } else {
-      // The same three products as raw cblas_sgemm calls (no bias, no tape): the floor.
+      // The same three products as raw cblas_sgemm calls (no bias, no tape), with OpenBLAS's own
+      // threads at the same count: the floor a plain BLAS user gets.
+      openblas_set_num_threads(threads);
       Tensor y = Tensor::empty({kBatch, 128});
       const float* w = layer.weight.value.data();
       report(name, threads, 20, reps, [&] {

@@ -35,7 +35,7 @@ void set_num_threads(int n) {
   setting.tbb_limit.reset();  // a new limit replaces the old one, never stacks on it
   setting.tbb_limit = std::make_unique<tbb::global_control>(
       tbb::global_control::max_allowed_parallelism, static_cast<size_t>(setting.count));
-  openblas_set_num_threads(setting.count);
+  openblas_set_num_threads(1);  // TBB threads call BLAS (core/parallel.hpp)
 }
 
 int num_threads() {

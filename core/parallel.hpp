@@ -1,9 +1,8 @@
 // Threads: one setting for both thread pools, and the loop helpers every kernel uses.
 //
-// oneTBB runs our elementwise and reduction kernels; OpenBLAS runs its own threads inside
-// cblas_sgemm. set_num_threads(n) governs both, so they never oversubscribe the cores. OpenBLAS
-// knows nothing of TBB (OpenBLAS issue #4066): we call BLAS only from the calling thread, never
-// from inside a TBB task (or, where a kernel must, with one BLAS thread).
+// One thread pool: oneTBB runs every parallel kernel, GEMMs included (core/matmul.cpp splits a
+// product into row tiles, one single-threaded cblas_sgemm each). OpenBLAS is kept at one thread
+// so that its own pool never competes with TBB's for the cores.
 //
 // Determinism: parallel_for splits work into fixed chunks whatever the thread count, and
 // parallel_chunk_reduce combines per-chunk partial results in chunk order, so a sum over a tensor
@@ -18,7 +17,8 @@
 
 namespace empl {
 
-// Sets oneTBB's and OpenBLAS's thread counts. n <= 0 means all cores. Call from the main thread.
+// Sets oneTBB's thread count (and OpenBLAS's to one). n <= 0 means all cores. Call from the main
+// thread. Until it is called, the first num_threads() applies the default, all cores.
 void set_num_threads(int n);
 int num_threads();
 
