@@ -1,6 +1,7 @@
 // empl_bench: the workloads of the performance issue, timed in this process.
 //
 //   empl_bench --case toy_step|bimodal_step|linear_fwd_bwd|sgemm_only|empl --threads N [--reps R]
+//   empl_bench --blas-core
 //
 // Each case warms up, then times R repetitions and prints one line
 //   case=<name> threads=<n> median_ms=<m> p10_ms=<a> p90_ms=<b> rss_mb=<peak resident memory>
@@ -105,8 +106,13 @@ int run(int argc, char** argv) {
   cxxopts::Options parser("empl_bench", "empl's side of bench/compare");
   parser.add_options()("case", "toy_step, bimodal_step, linear_fwd_bwd, sgemm_only or empl", cxxopts::value<std::string>())
       ("threads", "threads", cxxopts::value<int>()->default_value("1"))
-      ("reps", "timed repetitions", cxxopts::value<int>()->default_value("200"));
+      ("reps", "timed repetitions", cxxopts::value<int>()->default_value("200"))
+      ("blas-core", "print the kernel family OpenBLAS chose for this CPU, and exit");
   const auto parsed = parser.parse(argc, argv);
+  if (parsed.count("blas-core")) {
+    std::printf("%s\n", openblas_get_corename());
+    return 0;
+  }
   if (!parsed.count("case")) fail("give --case");
   const std::string name = parsed["case"].as<std::string>();
   const int threads = parsed["threads"].as<int>(), reps = parsed["reps"].as<int>();
