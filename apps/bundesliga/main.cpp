@@ -302,7 +302,7 @@ int run(int argc, char** argv) {
        cxxopts::value<std::string>());
   parser.parse_positional({"command"});
   parser.positional_help("[table]");
-  const auto parsed = parser.parse(argc, argv);
+  const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
     return 0;

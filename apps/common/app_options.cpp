@@ -25,6 +25,36 @@ void add_common_options(cxxopts::Options& options, const CommonDefaults& default
       ("quiet", "no progress line");
 }
 
+cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char** argv) {
+  try {
+    return parser.parse(argc, argv);
+  } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+    // Find the flag by parsing again one flag at a time: "--flag=value" alone, "--flag value" as a
+    // pair, unless the second one is refused on its own ("--quiet --batch=1.5").
+    const auto refused = [&](std::vector<char*> arguments) {
+      arguments.insert(arguments.begin(), argv[0]);
+      try {
+        parser.parse(static_cast<int>(arguments.size()), arguments.data());
+      } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+        return true;
+      } catch (const cxxopts::exceptions::exception&) {  // another complaint (a missing value) is not it
+      }
+      return false;
+    };
+    for (int i = 1; i < argc; ++i) {
+      const std::string argument = argv[i];
+      if (argument.rfind("--", 0) != 0) continue;
+      const size_t equals = argument.find('=');
+      if (equals != std::string::npos) {
+        if (refused({argv[i]})) fail(argument.substr(0, equals), ": '", argument.substr(equals + 1), "' is not a valid value (see --help)");
+      } else if (i + 1 < argc && refused({argv[i], argv[i + 1]}) && !refused({argv[i + 1]})) {
+        fail(argument, ": '", argv[i + 1], "' is not a valid value (see --help)");
+      }
+    }
+    throw;
+  }
+}
+
 CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults) {
   if (!parsed.unmatched().empty()) fail("unexpected argument '", parsed.unmatched().front(), "'");
   CommonOptions options;

@@ -35,6 +35,10 @@ struct CommonOptions {
 
 void add_common_options(cxxopts::Options& options, const CommonDefaults& defaults);
 
+// parser.parse(argc, argv), except that a value of the wrong type ("--steps abc") is reported
+// with its flag: cxxopts names only the value ("Argument 'abc' failed to parse").
+cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char** argv);
+
 // Reads and validates the common flags; throws empl::Error naming the flag and the value.
 CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults);
 
