@@ -1,6 +1,12 @@
 #include "apps/common/app_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 
@@ -53,6 +59,21 @@ cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char
     }
     throw;
   }
+}
+
+void check_save_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(path, error)) fail("--save ", path, ": is a directory, expected a checkpoint file");
+  const fs::path target(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // The probe is the temporary file the atomic write will make, removed at once: access() alone
+  // passes for root in /proc and on other file systems that refuse new files.
+  std::string probe = (folder / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) fail("--save ", path, ": cannot write into ", folder.string(), ": ", std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults) {
