@@ -101,6 +101,10 @@ CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const Comm
     fail("--loss: unknown loss '", options.loss, "' (choose from ", names, ")");
   }
   if (options.out.empty()) fail("--out must name a directory, got an empty string");
+  // An empty path (an unset shell variable) would otherwise mean "no such flag": --load "" would
+  // train for hours instead of evaluating, --resume "" would start again from step 0.
+  for (const char* flag : {"load", "save", "resume"})
+    if (parsed.count(flag) && parsed[flag].as<std::string>().empty()) fail("--", flag, " must name a checkpoint file, got an empty string");
   if (!options.load.empty() && !options.resume.empty()) fail("--load evaluates and --resume trains: give one of them");
   return options;
 }
