@@ -148,6 +148,14 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
   std::vector<const Season*> training;
   for (const auto& [label, season] : seasons)
     if (std::find(std::begin(kTestSeasons), std::end(kTestSeasons), label) == std::end(kTestSeasons)) training.push_back(&season);
+  // A misspelt club is known as soon as the seasons are: refuse it now, not after training.
+  const std::string wanted = parsed.count("figure-clubs") ? parsed["figure-clubs"].as<std::string>() : "";
+  if (!wanted.empty()) {
+    bool named = false;
+    for (const char* label : kTestSeasons)
+      for (const std::string& club : seasons.at(label).clubs) named = named || ("," + wanted + ",").find("," + club + ",") != std::string::npos;
+    if (!named) fail("--figure-clubs '", wanted, "' names no club of the test seasons");
+  }
 
   double seconds = 0.0, final_loss = 0.0;
   if (options.load.empty()) {
@@ -271,7 +279,6 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
 
   // The figure: per test season, by default the club whose positions varied most over the season.
   std::vector<const TestClub*> shown;
-  const std::string wanted = parsed.count("figure-clubs") ? parsed["figure-clubs"].as<std::string>() : "";
   for (const char* label : kTestSeasons) {
     const TestClub* pick = nullptr;
     int widest = -1;
