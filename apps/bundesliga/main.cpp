@@ -56,6 +56,8 @@ std::map<std::string, Season> load_seasons(const cxxopts::ParseResult& parsed) {
 }
 
 int run_table(const cxxopts::ParseResult& parsed) {
+  // read_common_options, which refuses these for training, is not called for a table.
+  if (!parsed.unmatched().empty()) fail("table: unexpected argument '", parsed.unmatched().front(), "'");
   if (!parsed.count("season")) fail("table: give --season, e.g. --season 1997-98");
   const std::string label = parsed["season"].as<std::string>();
   const int week = parsed["week"].as<int>();
