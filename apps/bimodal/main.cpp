@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl", .losses = {"empl", "gauss"}, .out = "out/bimodal"};
   add_common_options(parser, defaults);
   parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>());
-  const auto parsed = parser.parse(argc, argv);
+  const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
     return 0;

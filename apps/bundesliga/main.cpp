@@ -38,23 +38,35 @@ const char* const kTestSeasons[] = {"1998-99", "2006-07", "2014-15"};
 constexpr int kBatchesPerEpoch = 360000 / 2048;  // 175 full batches of the paper's data per epoch
 constexpr float kAlpha = 0.005f;                  // the paper's smoothing
 
-ResultsFile load_data(const cxxopts::ParseResult& parsed) {
+// The seasons 1995-96 to 2017-18 of the results file. Its rejected rows are reported first (they
+// may be why a season is incomplete); an error about a season names the file, which
+// build_seasons does not know.
+std::map<std::string, Season> load_seasons(const cxxopts::ParseResult& parsed) {
   std::string path = parsed.count("data") ? parsed["data"].as<std::string>() : kDefaultData;
   if (!parsed.count("data") && !std::filesystem::exists(path))
     fail("no results file: pass --data PATH to a copy of the Bundesliga results CSV (Kaggle, \"bundesliga-results-19932018\""
          " by thefc17; this repository expects it at ", kDefaultData, ")");
-  ResultsFile file = read_results(path);
+  const ResultsFile file = read_results(path);
   if (!file.skipped.empty()) std::fprintf(stderr, "%s: %s\n", path.c_str(), skipped_report(file).c_str());
-  return file;
+  try {
+    return build_seasons(file, "1995-96", "2017-18");
+  } catch (const Error& error) {
+    fail(path, ": ", error.what());
+  }
 }
 
 int run_table(const cxxopts::ParseResult& parsed) {
+  // read_common_options, which refuses these for training, is not called for a table.
+  if (!parsed.unmatched().empty()) fail("table: unexpected argument '", parsed.unmatched().front(), "'");
   if (!parsed.count("season")) fail("table: give --season, e.g. --season 1997-98");
   const std::string label = parsed["season"].as<std::string>();
   const int week = parsed["week"].as<int>();
-  const auto seasons = build_seasons(load_data(parsed), "1995-96", "2017-18");
+  // Checked before the file is read, so that a bad flag is the one line on stderr (not after the
+  // report of the file's rejected rows); table_after checks it again.
+  if (week < 1 || week > kWeeks) fail("table: --week ", week, " is outside 1..", kWeeks);
+  const auto seasons = load_seasons(parsed);
   const auto found = seasons.find(label);
-  if (found == seasons.end()) fail("table: no season '", label, "' (the data has 1995-96 to 2017-18)");
+  if (found == seasons.end()) fail("table: --season ", label, " is not in the data (it has 1995-96 to 2017-18)");
   const Season& season = found->second;
   std::printf("%s after week %d\n pos  club                   pts  goals  diff\n", label.c_str(), week);
   int position = 1;
@@ -123,18 +135,32 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
   if (replays <= 0) fail("--replays must be positive, got ", replays);
   if (draws <= 0) fail("--bootstrap must be positive, got ", draws);
   const bool gaussian = options.loss == "gauss";
-  const auto seasons = build_seasons(load_data(parsed), "1995-96", "2017-18");
+  // Every flag and file that does not need the results is checked before they are read, so that a
+  // bad one fails with its own line alone, not after the report of the file's rejected rows.
+  OutputDirectory out(options.out);
+  if (!options.save.empty() && options.load.empty()) check_save_path(options.save);
+  auto model = build_model(options.seed, gaussian);
+  const std::map<std::string, std::string> identity = {{"app", "bundesliga"}, {"loss", options.loss}};
+  if (!options.load.empty()) load_model(options.load, *model, identity);
+  // train() restores it again with the optimizer's state; reading it now proves it whole and of
+  // this app and loss before the results are read and replayed.
+  if (!options.resume.empty()) load_model(options.resume, *model, identity);
+
+  const auto seasons = load_seasons(parsed);
   std::vector<const Season*> training;
   for (const auto& [label, season] : seasons)
     if (std::find(std::begin(kTestSeasons), std::end(kTestSeasons), label) == std::end(kTestSeasons)) training.push_back(&season);
-  OutputDirectory out(options.out);
+  // A misspelt club is known as soon as the seasons are: refuse it now, not after training.
+  const std::string wanted = parsed.count("figure-clubs") ? parsed["figure-clubs"].as<std::string>() : "";
+  if (!wanted.empty()) {
+    bool named = false;
+    for (const char* label : kTestSeasons)
+      for (const std::string& club : seasons.at(label).clubs) named = named || ("," + wanted + ",").find("," + club + ",") != std::string::npos;
+    if (!named) fail("--figure-clubs '", wanted, "' names no club of the test seasons");
+  }
 
-  auto model = build_model(options.seed, gaussian);
-  const std::map<std::string, std::string> identity = {{"app", "bundesliga"}, {"loss", options.loss}};
   double seconds = 0.0, final_loss = 0.0;
-  if (!options.load.empty()) {
-    load_model(options.load, *model, identity);
-  } else {
+  if (options.load.empty()) {
     const Dataset data = replayed_dataset(training, replays, options.seed);
     const int64_t samples = data.inputs.shape()[0];
     if (samples < options.batch) fail("--batch ", options.batch, " is larger than the ", samples, " training samples");
@@ -255,7 +281,6 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
 
   // The figure: per test season, by default the club whose positions varied most over the season.
   std::vector<const TestClub*> shown;
-  const std::string wanted = parsed.count("figure-clubs") ? parsed["figure-clubs"].as<std::string>() : "";
   for (const char* label : kTestSeasons) {
     const TestClub* pick = nullptr;
     int widest = -1;
@@ -302,7 +327,7 @@ int run(int argc, char** argv) {
        cxxopts::value<std::string>());
   parser.parse_positional({"command"});
   parser.positional_help("[table]");
-  const auto parsed = parser.parse(argc, argv);
+  const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
     return 0;

@@ -1,6 +1,12 @@
 #include "apps/common/app_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 
@@ -23,6 +29,51 @@ void add_common_options(cxxopts::Options& options, const CommonDefaults& default
       ("save", "write checkpoints to this file while training", cxxopts::value<std::string>())
       ("resume", "continue training from this checkpoint", cxxopts::value<std::string>())
       ("quiet", "no progress line");
+}
+
+cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char** argv) {
+  try {
+    return parser.parse(argc, argv);
+  } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+    // Find the flag by parsing again one flag at a time: "--flag=value" alone, "--flag value" as a
+    // pair, unless the second one is refused on its own ("--quiet --batch=1.5").
+    const auto refused = [&](std::vector<char*> arguments) {
+      arguments.insert(arguments.begin(), argv[0]);
+      try {
+        parser.parse(static_cast<int>(arguments.size()), arguments.data());
+      } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+        return true;
+      } catch (const cxxopts::exceptions::exception&) {  // another complaint (a missing value) is not it
+      }
+      return false;
+    };
+    for (int i = 1; i < argc; ++i) {
+      const std::string argument = argv[i];
+      if (argument.rfind("--", 0) != 0) continue;
+      const size_t equals = argument.find('=');
+      if (equals != std::string::npos) {
+        if (refused({argv[i]})) fail(argument.substr(0, equals), ": '", argument.substr(equals + 1), "' is not a valid value (see --help)");
+      } else if (i + 1 < argc && refused({argv[i], argv[i + 1]}) && !refused({argv[i + 1]})) {
+        fail(argument, ": '", argv[i + 1], "' is not a valid value (see --help)");
+      }
+    }
+    throw;
+  }
+}
+
+void check_save_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(path, error)) fail("--save ", path, ": is a directory, expected a checkpoint file");
+  const fs::path target(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // The probe is the temporary file the atomic write will make, removed at once: access() alone
+  // passes for root in /proc and on other file systems that refuse new files.
+  std::string probe = (folder / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) fail("--save ", path, ": cannot write into ", folder.string(), ": ", std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults) {
@@ -50,6 +101,10 @@ CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const Comm
     fail("--loss: unknown loss '", options.loss, "' (choose from ", names, ")");
   }
   if (options.out.empty()) fail("--out must name a directory, got an empty string");
+  // An empty path (an unset shell variable) would otherwise mean "no such flag": --load "" would
+  // train for hours instead of evaluating, --resume "" would start again from step 0.
+  for (const char* flag : {"load", "save", "resume"})
+    if (parsed.count(flag) && parsed[flag].as<std::string>().empty()) fail("--", flag, " must name a checkpoint file, got an empty string");
   if (!options.load.empty() && !options.resume.empty()) fail("--load evaluates and --resume trains: give one of them");
   return options;
 }

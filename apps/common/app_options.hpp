@@ -35,7 +35,17 @@ struct CommonOptions {
 
 void add_common_options(cxxopts::Options& options, const CommonDefaults& defaults);
 
+// parser.parse(argc, argv), except that a value of the wrong type ("--steps abc") is reported
+// with its flag: cxxopts names only the value ("Argument 'abc' failed to parse").
+cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char** argv);
+
 // Reads and validates the common flags; throws empl::Error naming the flag and the value.
 CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults);
+
+// Proves that a checkpoint can be written at `path` (--save) by creating and removing a probe file
+// beside it; throws naming the flag and the path. Apps call it before training: otherwise a bad
+// path fails only at the first save, thousands of steps in. (Not part of read_common_options,
+// which only reads values and touches no file.)
+void check_save_path(const std::string& path);
 
 }  // namespace empl

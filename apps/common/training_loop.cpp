@@ -150,6 +150,7 @@ TrainingResult train_or_load(Module& model, const CommonOptions& options, const 
     load_model(options.load, model, identity);
     return {};
   }
+  if (!options.save.empty()) check_save_path(options.save);
   Adam adam(model);
   Tape tape;
   const TrainingSetup setup{.steps = options.steps, .schedule = schedule, .save_path = options.save,

@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
        cxxopts::value<std::vector<std::string>>())
       ("s1", "supplementary S1 instead of training: expected EMD of one draw, analytic vs Monte Carlo")
       ("s1-samples", "Monte-Carlo samples for --s1", cxxopts::value<int64_t>()->default_value("1000000"));
-  const auto parsed = parser.parse(argc, argv);
+  const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
     return 0;

@@ -1,0 +1,252 @@
+// Bad input to every app binary, one table per app: each row is a bad flag or file, and each must
+// end with exit status 2, exactly one line on stderr "<app>: ..." that names the flag or file and
+// the value, nothing on stdout, and nothing left behind: no --out folder, no new checkpoint, no
+// temporary file, and a checkpoint that --save would overwrite unchanged.
+//
+// Every training row runs twice, with --save naming a new file and naming an existing one. Runs
+// are tiny (2 steps of batch 16, one replay), so a check that no longer fires costs little time.
+// The bad-flag cases of test_toy_urn, test_bimodal and test_bundesliga moved here.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "run_binary.hpp"
+
+using namespace empl::testing;
+
+namespace {
+
+const std::string kShared = std::string(EMPL_SOURCE_DIR) + "/../shared/data/bundesliga/Bundesliga_Results.csv";
+const std::string kTiny = "--steps 2 --batch 16 --threads 1 --quiet";
+const std::string kTinyBundesliga = kTiny + " --replays 1 --bootstrap 2";
+
+struct BadInput {
+  std::string input;               // what the row tries, for the failure message
+  std::string arguments;           // {dir} is the test's folder, {data} the shared results, {clean} them without bad rows
+  std::vector<std::string> named;  // what the stderr line must contain (placeholders as in arguments)
+};
+
+void write(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+// A test's folder with every bad file the rows refer to.
+struct Fixture {
+  TemporaryFolder folder;
+
+  std::string expand(std::string text) const {
+    const std::map<std::string, std::string> places = {
+        {"{dir}", folder.path.string()}, {"{data}", kShared}, {"{clean}", folder.file("clean.csv")}};
+    for (const auto& [key, value] : places)
+      for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) text.replace(at, key.size(), value);
+    return text;
+  }
+
+  // A real checkpoint from a short run of `app` (its outputs removed), and its damaged copies.
+  void make_checkpoint(const std::string& app, const std::string& name, const std::string& arguments) {
+    const RunResult run = run_app_binary(app, arguments + " --out " + folder.file("made") + " --save " + folder.file(name));
+    INFO(app, " made no checkpoint: ", run.err);
+    REQUIRE(run.status == 0);
+    std::filesystem::remove_all(folder.file("made"));
+  }
+  void damage(const std::string& name) {
+    const std::string bytes = slurp(folder.file(name));
+    REQUIRE(bytes.size() > 1000);
+    write(folder.file("truncated_" + name), bytes.substr(0, bytes.size() / 2));
+    std::string flipped = bytes;
+    flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0xFF);
+    write(folder.file("flipped_" + name), flipped);
+    write(folder.file("kept.ckpt"), bytes);  // the existing file every row gives to --save
+  }
+
+  Fixture() {
+    write(folder.file("file"), "a regular file, where a folder is needed\n");
+    std::filesystem::create_directory(folder.file("folder"));
+  }
+
+  std::set<std::string> listing() const {
+    std::set<std::string> names;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(folder.path))
+      names.insert(entry.path().lexically_relative(folder.path).string());
+    return names;
+  }
+};
+
+// Runs every row of `app` and checks the contract of the file's opening comment. `trains`: the
+// rows are training runs, given --out and --save in the test's folder (a row that names one of
+// them itself keeps its own).
+void check_bad_inputs(Fixture& fixture, const std::string& app, const std::string& base, const std::vector<BadInput>& rows,
+                      bool trains) {
+  const std::string kept = trains ? slurp(fixture.folder.file("kept.ckpt")) : "";
+  const std::set<std::string> before = fixture.listing();
+  for (const BadInput& row : rows) {
+    for (const std::string& save : {std::string("new.ckpt"), std::string("kept.ckpt")}) {
+      std::string arguments = base + " " + row.arguments;
+      if (trains && row.arguments.find("--out") == std::string::npos) arguments += " --out {dir}/out";
+      if (trains && row.arguments.find("--save") == std::string::npos) arguments += " --save {dir}/" + save;
+      arguments = fixture.expand(arguments);
+      const RunResult run = run_app_binary(app, arguments);
+      INFO(app, ", ", row.input, ": ", app, " ", arguments);
+      INFO("stderr: ", run.err);
+      CHECK(run.status == 2);
+      CHECK(count_lines(run.err) == 1);
+      CHECK(run.err.rfind(app + ": ", 0) == 0);
+      for (const std::string& name : row.named) CHECK(run.err.find(fixture.expand(name)) != std::string::npos);
+      CHECK(run.out.empty());
+      CHECK(fixture.listing() == before);  // no --out folder, no checkpoint, no temporary file
+      if (trains) CHECK(slurp(fixture.folder.file("kept.ckpt")) == kept);
+      if (!trains || row.arguments.find("--save") != std::string::npos) break;  // the row's own --save, or none
+    }
+  }
+}
+
+// The rows every training app shares; `other` is the app whose checkpoint is given as the wrong one.
+std::vector<BadInput> common_rows(const std::string& other) {
+  return {
+      {"a value of the wrong type", "--steps abc", {"--steps", "'abc'"}},
+      {"a value of the wrong type after =", "--batch=1.5", {"--batch", "'1.5'"}},
+      {"a flag without its value", "--steps --quiet", {"--steps", "'--quiet'"}},
+      {"zero steps", "--steps 0", {"--steps", "got 0"}},
+      {"negative steps", "--steps -3", {"--steps", "got -3"}},
+      {"zero batch", "--batch 0", {"--batch", "got 0"}},
+      {"negative batch", "--batch -5", {"--batch", "got -5"}},
+      {"a negative seed", "--seed -1", {"--seed", "'-1'"}},
+      {"an unknown loss", "--loss nonsense", {"--loss", "'nonsense'"}},
+      {"an unknown flag", "--bogus 3", {"bogus"}},
+      {"negative threads", "--threads -1", {"--threads", "got -1"}},
+      {"a missing checkpoint", "--load /nonexistent", {"/nonexistent", "No such file"}},
+      {"a directory as checkpoint", "--load {dir}/folder", {"{dir}/folder", "directory"}},
+      {"an empty checkpoint path", "--load ''", {"--load", "empty"}},
+      {"a truncated checkpoint", "--load {dir}/truncated_own.ckpt", {"{dir}/truncated_own.ckpt", "truncated"}},
+      {"a checkpoint with a flipped byte", "--load {dir}/flipped_own.ckpt", {"{dir}/flipped_own.ckpt", "corrupted"}},
+      {"another app's checkpoint", "--load {dir}/other.ckpt", {"{dir}/other.ckpt", "app '" + other + "'"}},
+      {"--resume of a truncated checkpoint", "--resume {dir}/truncated_own.ckpt", {"{dir}/truncated_own.ckpt", "truncated"}},
+      {"--resume of another app's checkpoint", "--resume {dir}/other.ckpt", {"{dir}/other.ckpt", "app '" + other + "'"}},
+      {"--resume of a missing checkpoint", "--resume /nonexistent", {"/nonexistent", "No such file"}},
+      {"--load and --resume together", "--load {dir}/own.ckpt --resume {dir}/own.ckpt", {"--load", "--resume"}},
+      {"--out that cannot be created", "--out /proc/not_here", {"--out", "/proc/not_here"}},
+      {"--out under a regular file", "--out {dir}/file/sub", {"--out", "{dir}/file/sub"}},
+      {"--out that is a regular file", "--out {dir}/file", {"--out", "{dir}/file"}},
+      {"an empty --out", "--out ''", {"--out", "empty"}},
+      {"--save under a regular file", "--save {dir}/file/run.ckpt", {"--save", "{dir}/file/run.ckpt"}},
+      {"--save that is a directory", "--save {dir}/folder", {"--save", "{dir}/folder"}},
+      {"--save in /proc", "--save /proc/run.ckpt", {"--save", "/proc/run.ckpt"}},
+  };
+}
+
+// The shared results without their five malformed rows (its last lines), for the rows whose error
+// depends on the data: with the shared file, its report of rejected rows comes first, by design.
+// Also the first `lines` lines of the shared file, for a file of whole rows that stops mid-season.
+std::string first_lines(int lines) {
+  const std::string shared = slurp(kShared);
+  size_t end = 0;
+  for (int line = 0; line < lines; ++line) end = shared.find('\n', end) + 1;
+  return shared.substr(0, end);
+}
+constexpr int kCleanLines = 1 + 25 * 306;  // the header and 25 seasons of 306 matches
+
+void write_clean_results(const Fixture& fixture) {
+  write(fixture.folder.file("clean.csv"), first_lines(kCleanLines));
+  const RunResult clean = run_app_binary("bundesliga", "table --season 2017-18 --data " + fixture.folder.file("clean.csv"));
+  INFO(clean.err);
+  REQUIRE(clean.status == 0);
+  REQUIRE(clean.err.empty());  // nothing rejected, so an error is the only line
+}
+
+std::vector<BadInput> with(std::vector<BadInput> rows, const std::vector<BadInput>& more) {
+  rows.insert(rows.end(), more.begin(), more.end());
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: toy_urn exits 2 with one line naming the flag or file and leaves nothing behind") {
+  Fixture fixture;
+  fixture.make_checkpoint("toy_urn", "own.ckpt", kTiny);
+  fixture.make_checkpoint("bimodal", "other.ckpt", kTiny);
+  fixture.damage("own.ckpt");
+  check_bad_inputs(fixture, "toy_urn", kTiny,
+                   with(common_rows("bimodal"),
+                        {
+                            {"an unexpected argument", "extra", {"'extra'"}},
+                            {"--compare with another app's checkpoint", "--compare {dir}/other.ckpt", {"{dir}/other.ckpt", "app 'bimodal'"}},
+                            {"--compare with a truncated checkpoint", "--compare {dir}/truncated_own.ckpt", {"{dir}/truncated_own.ckpt"}},
+                            {"zero Monte-Carlo samples for --s1", "--s1 --s1-samples 0", {"--s1-samples", "got 0"}},
+                            {"--s1 with an --out that cannot be created", "--s1 --s1-samples 10 --out /proc/not_here",
+                             {"--out", "/proc/not_here"}},
+                        }),
+                   true);
+}
+
+TEST_CASE("bad input: bimodal exits 2 with one line naming the flag or file and leaves nothing behind") {
+  Fixture fixture;
+  fixture.make_checkpoint("bimodal", "own.ckpt", kTiny);
+  fixture.make_checkpoint("toy_urn", "other.ckpt", kTiny);
+  fixture.damage("own.ckpt");
+  check_bad_inputs(fixture, "bimodal", kTiny,
+                   with(common_rows("toy_urn"),
+                        {
+                            {"an unexpected argument", "extra", {"'extra'"}},
+                            {"a loss of another app", "--loss em1", {"--loss", "'em1'"}},
+                            {"--compare with an EMPL checkpoint, not a Gaussian one", "--compare {dir}/own.ckpt",
+                             {"{dir}/own.ckpt", "loss 'empl', expected 'gauss'"}},
+                            {"--compare with a checkpoint with a flipped byte", "--compare {dir}/flipped_own.ckpt",
+                             {"{dir}/flipped_own.ckpt"}},
+                        }),
+                   true);
+}
+
+TEST_CASE("bad input: bundesliga training exits 2 with one line naming the flag or file and leaves nothing behind") {
+  Fixture fixture;
+  fixture.make_checkpoint("bundesliga", "own.ckpt", kTinyBundesliga + " --data " + kShared);
+  fixture.make_checkpoint("toy_urn", "other.ckpt", kTiny);
+  fixture.damage("own.ckpt");
+  write_clean_results(fixture);
+  // Broken results: empty, another table, cut in the middle of a row, whole rows that stop mid-season.
+  const std::string shared = slurp(kShared);
+  write(fixture.folder.file("empty.csv"), "");
+  write(fixture.folder.file("garbled.csv"), "this is not,a results table\n1,2,3\n");
+  write(fixture.folder.file("cut.csv"), shared.substr(0, shared.find(',', shared.size() / 2) + 1));
+  write(fixture.folder.file("partial.csv"), first_lines(1000));
+  check_bad_inputs(fixture, "bundesliga", kTinyBundesliga + " --data {data}",
+                   with(common_rows("toy_urn"),
+                        {
+                            {"an unknown command", "extra", {"'extra'"}},
+                            {"zero replays", "--replays 0", {"--replays", "got 0"}},
+                            {"negative bootstrap draws", "--bootstrap -1", {"--bootstrap", "got -1"}},
+                            {"a missing results file", "--data /nonexistent.csv", {"/nonexistent.csv", "No such file"}},
+                            {"a directory as results file", "--data {dir}/folder", {"{dir}/folder", "directory"}},
+                            {"an empty results file", "--data {dir}/empty.csv", {"{dir}/empty.csv", "empty"}},
+                            {"a results file with another header", "--data {dir}/garbled.csv", {"{dir}/garbled.csv", "header"}},
+                            {"a results file cut in the middle of a row", "--data {dir}/cut.csv", {"{dir}/cut.csv", "truncated"}},
+                            {"a results file that stops in 1996-97", "--data {dir}/partial.csv", {"{dir}/partial.csv", "incomplete"}},
+                            {"a batch larger than the data", "--data {clean} --batch 100000", {"--batch", "100000"}},
+                            {"an unknown --figure-clubs", "--data {clean} --figure-clubs Nowhere", {"--figure-clubs", "'Nowhere'"}},
+                        }),
+                   true);
+}
+
+TEST_CASE("bad input: bundesliga table exits 2 with one line naming the flag or file") {
+  Fixture fixture;
+  write_clean_results(fixture);
+  write(fixture.folder.file("garbled.csv"), "this is not,a results table\n1,2,3\n");
+  check_bad_inputs(fixture, "bundesliga", "table",
+                   {
+                       {"no --season", "--data {data}", {"--season"}},
+                       {"a week beyond the season", "--season 1997-98 --week 99 --data {data}", {"--week", "99"}},
+                       {"week zero", "--season 1997-98 --week 0 --data {data}", {"--week", "0"}},
+                       {"a week that is not a number", "--season 1997-98 --week abc --data {data}", {"--week", "'abc'"}},
+                       {"a season not in the data", "--season 1800-01 --data {clean}", {"--season", "1800-01"}},
+                       {"a missing results file", "--season 1997-98 --data /nonexistent.csv", {"/nonexistent.csv"}},
+                       {"a results file with another header", "--season 1997-98 --data {dir}/garbled.csv", {"{dir}/garbled.csv"}},
+                       {"an unknown flag", "--season 1997-98 --bogus --data {data}", {"bogus"}},
+                       {"an extra argument", "frobnicate --season 1997-98 --data {data}", {"'frobnicate'"}},
+                   },
+                   false);
+}
