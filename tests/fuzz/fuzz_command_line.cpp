@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     parser.add_options()("compare", "", cxxopts::value<std::vector<std::string>>())("s1", "")
         ("replays", "", cxxopts::value<int>()->default_value("1000"))("command", "", cxxopts::value<std::string>());
     parser.parse_positional({"command"});
-    const auto parsed = parser.parse(static_cast<int>(argv.size()), argv.data());
+    const auto parsed = empl::parse_command_line(parser, static_cast<int>(argv.size()), argv.data());
     empl::read_common_options(parsed, defaults);
   } catch (const cxxopts::exceptions::exception&) {
   } catch (const empl::Error&) {
