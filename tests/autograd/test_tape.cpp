@@ -3,8 +3,10 @@
 
 #include <vector>
 
+#include "autograd/elementwise.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/matmul.hpp"
+#include "autograd/reduce.hpp"
 #include "autograd/tape.hpp"
 #include "core/error.hpp"
 
@@ -85,6 +87,27 @@ TEST_CASE("clear keeps the arena: the second step allocates no new buffer") {
   }
   // w was used once per step, its gradient accumulated over three steps: 3 · Σ_rows x = 3·8.
   CHECK(w.grad[0] == doctest::Approx(24.0f));
+}
+
+TEST_CASE("a reused tape gives the same gradients: each intermediate starts from zero") {
+  // The arena hands step 2 the buffers holding step 1's gradients (Note [the arena]): y is
+  // consumed twice, `unused` by nothing, and the reshape inside sum shares a buffer.
+  Tape tape;
+  Var w = make_leaf(Tensor::from({2, 2}, std::vector<float>{0.5f, -1.0f, 2.0f, 0.25f}));
+  const Var x(Tensor::from({3, 2}, std::vector<float>{1, 2, -3, 4, 5, -6}));
+  std::vector<float> first;
+  for (int step = 0; step < 3; ++step) {
+    const Var y = relu(tape, matmul(tape, x, w));
+    const Var unused = exp(tape, y);
+    const Var loss = sum(tape, mul(tape, y, add(tape, y, x)));
+    tape.backward(loss);
+    const std::vector<float> grad(w.grad.values().begin(), w.grad.values().end());
+    if (step == 0) first = grad;
+    CHECK(grad == first);
+    for (float g : unused.grad.values()) CHECK(g == 0.0f);
+    w.grad.zero();
+    tape.clear();
+  }
 }
 
 TEST_CASE("backward refuses a loss with more than one element") {
