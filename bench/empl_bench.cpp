@@ -75,30 +75,72 @@ double peak_rss_mb() {
   return usage.ru_maxrss / 1024.0;
 }
 
-void report(const std::string& name, int threads, int warmup, int reps, const std::function<void()>& step) {
+using Clock = std::chrono::steady_clock;
+
+double milliseconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+double median_of(std::vector<double>& values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// The time of each phase of a training step, one entry per step (capacity reserved up front, so
+// that recording allocates nothing inside the timed loop).
+struct PhaseTimes {
+  std::vector<double> data, forward, backward, optimizer;
+  explicit PhaseTimes(size_t steps) {
+    for (auto* phase : {&data, &forward, &backward, &optimizer}) phase->reserve(steps);
+  }
+  void clear() {
+    for (auto* phase : {&data, &forward, &backward, &optimizer}) phase->clear();
+  }
+};
+
+// Runs `step` warmup times, then times it reps times, and prints one line (with the median of each
+// phase when `phases` is given; the step fills it).
+void report(const std::string& name, int threads, int warmup, int reps, const std::function<void()>& step,
+            PhaseTimes* phases = nullptr) {
   for (int i = 0; i < warmup; ++i) step();
+  if (phases) phases->clear();
   std::vector<double> ms(static_cast<size_t>(reps));
   const int64_t allocations_before = g_allocations.load();
   for (int i = 0; i < reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     step();
-    ms[static_cast<size_t>(i)] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ms[static_cast<size_t>(i)] = milliseconds(start, Clock::now());
   }
   const double allocations = static_cast<double>(g_allocations.load() - allocations_before) / reps;
   std::sort(ms.begin(), ms.end());
-  std::printf("case=%s threads=%d median_ms=%.4f p10_ms=%.4f p90_ms=%.4f rss_mb=%.1f allocs_per_step=%.2f\n", name.c_str(),
+  std::printf("case=%s threads=%d median_ms=%.4f p10_ms=%.4f p90_ms=%.4f rss_mb=%.1f allocs_per_step=%.2f", name.c_str(),
               threads, ms[ms.size() / 2], ms[ms.size() / 10], ms[ms.size() * 9 / 10], peak_rss_mb(), allocations);
+  if (phases)
+    std::printf(" data_ms=%.4f forward_ms=%.4f backward_ms=%.4f optimizer_ms=%.4f", median_of(phases->data),
+                median_of(phases->forward), median_of(phases->backward), median_of(phases->optimizer));
+  std::printf("\n");
 }
 
-// One training step of an app: batch generation, forward, loss, backward, Adam.
+// One training step of an app: batch generation, forward with the loss, backward, Adam; each
+// phase's time goes to `phases`.
 template <typename MakeBatch, typename Loss>
-std::function<void()> training_step(Sequential& model, Adam& adam, Tape& tape, MakeBatch make_batch, Loss loss) {
-  return [&model, &adam, &tape, make_batch, loss, step = int64_t{0}]() mutable {
-    const Var l = loss(tape, make_batch(step++));
+std::function<void()> training_step(Sequential& model, Adam& adam, Tape& tape, MakeBatch make_batch, Loss loss,
+                                    PhaseTimes& phases) {
+  return [&model, &adam, &tape, make_batch, loss, &phases, step = int64_t{0}]() mutable {
+    const auto start = Clock::now();
+    const Var x = make_batch(step++);
+    const auto batch_made = Clock::now();
+    const Var l = loss(tape, x);
+    const auto forward_done = Clock::now();
     model.zero_grad();
     tape.backward(l);
+    const auto backward_done = Clock::now();
     adam.step(1e-3f);
     tape.clear();
+    phases.data.push_back(milliseconds(start, batch_made));
+    phases.forward.push_back(milliseconds(batch_made, forward_done));
+    phases.backward.push_back(milliseconds(forward_done, backward_done));
+    phases.optimizer.push_back(milliseconds(backward_done, Clock::now()));
   };
 }
 
@@ -120,6 +162,7 @@ int run(int argc, char** argv) {
   set_num_threads(threads);
   constexpr int64_t kBatch = 2048;
   Tape tape;
+  PhaseTimes phases(static_cast<size_t>(reps) + 20);
 
   if (name == "toy_step") {
     auto model = toy_urn::build_model(1);
@@ -128,7 +171,7 @@ int run(int argc, char** argv) {
            tau = Tensor::empty({kBatch, 1});
     report(name, threads, 20, reps, training_step(*model, adam, tape,
         [&](int64_t step) { toy_urn::make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau); return Var(inputs); },
-        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }));
+        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }, phases), &phases);
   } else if (name == "bimodal_step") {
     auto model = bimodal::build_model(1, "empl");
     Adam adam(*model);
@@ -136,7 +179,7 @@ int run(int argc, char** argv) {
            tau = Tensor::empty({kBatch, 1});
     report(name, threads, 20, reps, training_step(*model, adam, tape,
         [&](int64_t step) { bimodal::make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau); return Var(inputs); },
-        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }));
+        [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }, phases), &phases);
   } else if (name == "linear_fwd_bwd" || name == "sgemm_only") {
     // The toy network's largest layer, 128 -> 128 at batch 2048: forward, then backward to the
     // input, the weight and the bias.
