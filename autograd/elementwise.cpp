@@ -13,10 +13,15 @@ namespace {
 // The loop of every unary backward. The pointers are function parameters marked __restrict (a
 // gradient never aliases a value), which is what lets the compiler vectorise it; captured in a
 // lambda, the same promise would be lost.
+// `assign`: dx is fresh (Note [fresh gradients]) and is written, not added to.
 template <typename Local>
 void unary_backward_range(const float* __restrict xv, const float* __restrict yv, const float* __restrict dy,
-                          float* __restrict dx, int64_t begin, int64_t end, Local local) {
-  for (int64_t i = begin; i < end; ++i) dx[i] += local(xv[i], yv[i], dy[i]);
+                          float* __restrict dx, int64_t begin, int64_t end, bool assign, Local local) {
+  if (assign) {
+    for (int64_t i = begin; i < end; ++i) dx[i] = local(xv[i], yv[i], dy[i]);
+  } else {
+    for (int64_t i = begin; i < end; ++i) dx[i] += local(xv[i], yv[i], dy[i]);
+  }
 }
 
 // dx += local(x, y, dy) = dy · ∂y/∂x: the shared shape of every unary backward. Derivatives that
@@ -30,15 +35,16 @@ void unary_backward(Node& node, Local local) {
   const float* yv = node.output.value.data();
   const float* dy = node.output.grad.data();
   float* dx = x.grad.data();
+  const bool assign = node.fresh_grad[0];
   parallel_for(x.value.numel(), kDefaultGrain, [&](int64_t begin, int64_t end) {
-    unary_backward_range(xv, yv, dy, dx, begin, end, local);
+    unary_backward_range(xv, yv, dy, dx, begin, end, assign, local);
   });
 }
 
 Var unary_op(Tape& tape, Unary op, const Var& x, Node::BackwardFn backward) {
   Var y = tape.make_output(x.shape(), {&x});
   unary(op, x.value, y.value);
-  tape.record(name_of(op), backward, y, {&x});
+  if (Node* node = tape.record(name_of(op), backward, y, {&x})) node->assigns_fresh_grads = true;
   return y;
 }
 

@@ -23,7 +23,7 @@ Var Tape::make_output(const Shape& shape, std::initializer_list<const Var*> inpu
   Var output(alloc(shape));
   if (needs_grad) {
     output.grad = alloc(shape);
-    output.grad.zero();
+    unwritten_grads_.push_back(output.grad.data());  // Note [fresh gradients]
   }
   return output;
 }
@@ -48,6 +48,7 @@ void Tape::backward(const Var& loss) {
   if (!loss.requires_grad())
     fail("backward: the loss does not require a gradient (no parameter or leaf reaches it,"
          " or it was computed under Tape::NoGrad)");
+  take_pending(loss.grad);  // written now, with the seed
   Tensor seed = loss.grad;  // a handle to the same buffer: filled in place, nothing allocated
   seed.fill(1.0f);         // d(loss)/d(loss)
   run_backward();
@@ -58,6 +59,7 @@ void Tape::backward(const Var& output, const Tensor& seed) {
     fail("backward: the output does not require a gradient (no parameter or leaf reaches it,"
          " or it was computed under Tape::NoGrad)");
   check_same_shape("backward (seed)", output.value, seed);
+  take_pending(output.grad);
   Tensor output_grad = output.grad;
   output_grad.copy_from(seed);
   run_backward();
@@ -66,11 +68,43 @@ void Tape::backward(const Var& output, const Tensor& seed) {
 void Tape::run_backward() {
   // The nodes were appended in execution order: reversed, every node comes after all the nodes
   // that consume its output, so its output gradient is complete when its backward runs.
-  for (auto node = nodes_.rbegin(); node != nodes_.rend(); ++node) node->backward(*node);
+  for (auto node = nodes_.rbegin(); node != nodes_.rend(); ++node) {
+    // Note [fresh gradients]. An output nothing consumed has a zero gradient.
+    if (take_pending(node->output.grad)) node->output.grad.zero();
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Tensor& grad = node->inputs[i].grad;
+      node->fresh_grad[i] = take_pending(grad);
+      // A buffer that is two inputs of one node is written twice: the first write must not assign.
+      bool shared = false;
+      for (size_t j = 0; j < node->inputs.size(); ++j)
+        shared = shared || (j != i && grad.defined() && node->inputs[j].grad.data() == grad.data());
+      if (node->fresh_grad[i] && (shared || !node->assigns_fresh_grads)) {
+        Tensor buffer = grad;
+        buffer.zero();
+        node->fresh_grad[i] = false;
+      }
+    }
+    node->backward(*node);
+  }
+}
+
+// Removes `grad` from the unwritten list; true if it was there (a gradient buffer is known by its
+// first element, which its views, like a reshape, share). The list holds one entry per op and
+// shrinks as the backward walks, so a linear search costs nothing next to the kernels.
+bool Tape::take_pending(const Tensor& grad) {
+  if (!grad.defined()) return false;
+  for (size_t i = 0; i < unwritten_grads_.size(); ++i) {
+    if (unwritten_grads_[i] != grad.data()) continue;
+    unwritten_grads_[i] = unwritten_grads_.back();
+    unwritten_grads_.pop_back();
+    return true;
+  }
+  return false;
 }
 
 void Tape::clear() {
   nodes_.clear();  // keeps the vector's capacity
+  unwritten_grads_.clear();
   arena_next_ = 0;
 }
 

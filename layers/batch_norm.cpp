@@ -70,13 +70,17 @@ void normalise_rows(const float* __restrict x, const float* __restrict mean, con
 }
 
 // dx += k·(dy − mean(dy) − x̂·mean(dy ⊙ x̂)) per feature, k = γ/σ (training), or dx += k·dy.
+// Assign: dx = ... instead, for a fresh dx (Note [fresh gradients]): then dx is never read.
+template <bool Assign>
 void input_gradient_rows(const float* __restrict dy, const float* __restrict x_hat, const float* __restrict k,
                          const float* __restrict mean_dy, const float* __restrict mean_dy_xhat, float* __restrict dx,
                          int64_t begin, int64_t end, int64_t cols, bool training) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
-      dx[i] += training ? k[c] * (dy[i] - mean_dy[c] - x_hat[i] * mean_dy_xhat[c]) : k[c] * dy[i];
+      const float g = training ? k[c] * (dy[i] - mean_dy[c] - x_hat[i] * mean_dy_xhat[c]) : k[c] * dy[i];
+      if constexpr (Assign) dx[i] = g;
+      else dx[i] += g;
     }
 }
 
@@ -101,6 +105,8 @@ void batch_norm_backward(Node& node) {
   });
   float* sum_dy = sums;
   float* sum_dy_xhat = sums + features;
+  if (node.fresh_grad[1]) gamma.grad.zero();  // tiny; the parameters are leaves anyway
+  if (node.fresh_grad[2]) beta.grad.zero();
   for (int64_t f = 0; f < features; ++f) {
     if (gamma.requires_grad()) gamma.grad[f] += sum_dy_xhat[f];
     if (beta.requires_grad()) beta.grad[f] += sum_dy[f];
@@ -111,7 +117,8 @@ void batch_norm_backward(Node& node) {
   if (!x.requires_grad()) return;
   float* dx = x.grad.data();
   parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
-    input_gradient_rows(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+    if (node.fresh_grad[0]) input_gradient_rows<true>(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+    else input_gradient_rows<false>(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
   });
 }
 
@@ -180,6 +187,7 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     node->saved[1] = inv_std;
     node->saved[2] = scratch;
     node->scalars[0] = training_ ? 1.0f : 0.0f;
+    node->assigns_fresh_grads = true;
   }
   return y;
 }

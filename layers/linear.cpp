@@ -25,9 +25,12 @@ void linear_backward(Node& node) {
   Var& w = node.inputs[1];
   Var& b = node.inputs[2];
   const Tensor& dy = node.output.grad;
-  if (w.requires_grad()) gemm(x.value, true, dy, false, w.grad, 1.0f, 1.0f);  // dW += xᵀ·dy
-  if (x.requires_grad()) gemm(dy, false, w.value, true, x.grad, 1.0f, 1.0f);  // dx += dy·Wᵀ
+  // A fresh gradient (Note [fresh gradients]) is assigned: GEMM with beta = 0.
+  const auto beta = [&](int input) { return node.fresh_grad[input] ? 0.0f : 1.0f; };
+  if (w.requires_grad()) gemm(x.value, true, dy, false, w.grad, 1.0f, beta(1));  // dW += xᵀ·dy
+  if (x.requires_grad()) gemm(dy, false, w.value, true, x.grad, 1.0f, beta(0));  // dx += dy·Wᵀ
   if (b.value.defined() && b.requires_grad()) {
+    if (node.fresh_grad[2]) b.grad.zero();
     // db += Σ_rows dy: each thread owns a block of columns and sums the rows in order.
     const int64_t rows = dy.shape().rows(), cols = dy.shape().last();
     const float* g = dy.data();
@@ -56,7 +59,7 @@ Var linear(Tape& tape, const Var& x, const Var& w, const Var& b) {
     });
   }
   gemm(x.value, false, w.value, false, y.value, 1.0f, b.value.defined() ? 1.0f : 0.0f);
-  tape.record("linear", linear_backward, y, {&x, &w, &b});
+  if (Node* node = tape.record("linear", linear_backward, y, {&x, &w, &b})) node->assigns_fresh_grads = true;
   return y;
 }
 

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <vector>
 
+#include "autograd/elementwise.hpp"
 #include "autograd/gradcheck.hpp"
+#include "autograd/reduce.hpp"
 #include "core/error.hpp"
 #include "layers/activations.hpp"
 #include "layers/batch_norm.hpp"
@@ -167,4 +169,32 @@ TEST_CASE("append_tau adds (tau - 0.5) * 12 as the last column") {
   CHECK(with_tau.value[1] == -3.0f);
   CHECK(with_tau.value[3] == 6.0f);
   CHECK_THROWS_AS(append_tau(tape, x, values({3, 1}, {0, 0, 0})), Error);
+}
+
+TEST_CASE("Linear, ReLU and BatchNorm chained: gradcheck, and the same gradients on a reused tape") {
+  // Inside the chain every activation gradient is fresh (Note [fresh gradients]) and assigned by
+  // Linear, ReLU and BatchNorm; a reused tape hands them last step's buffers, so a write that
+  // added instead of assigning would show as a different gradient in the second step.
+  const Tensor x = values({4, 2}, {0.5f, -1.0f, 2.0f, 1.5f, 0.2f, -0.7f, -0.4f, 0.9f});
+  const Tensor w1 = values({2, 3}, {0.3f, -0.6f, 0.8f, 0.5f, 0.4f, -0.2f});
+  const Tensor w2 = values({3, 2}, {0.7f, -0.1f, 0.2f, 0.9f, -0.5f, 0.4f});
+  const Tensor b1 = values({1, 3}, {0.1f, 0.2f, 0.3f});
+  const auto chain = [](Tape& t, const std::vector<Var>& in) {
+    BatchNorm1d bn(3, {.affine = false});
+    return linear(t, bn.forward(t, relu(t, linear(t, in[0], in[1], in[2]))), in[3], Var());
+  };
+  auto r = gradcheck(chain, {x, w1, b1, w2}, {.step = 1e-3});
+  INFO(r.worst);
+  CHECK(r.ok);
+
+  Tape tape;
+  std::vector<Var> leaves = {make_leaf(x), make_leaf(w1), make_leaf(b1), make_leaf(w2)};
+  std::vector<float> first;
+  for (int step = 0; step < 2; ++step) {
+    for (Var& leaf : leaves) leaf.grad.zero();
+    tape.backward(sum(tape, chain(tape, leaves)));
+    if (step == 0) first.assign(leaves[0].grad.values().begin(), leaves[0].grad.values().end());
+    CHECK(std::vector<float>(leaves[0].grad.values().begin(), leaves[0].grad.values().end()) == first);
+    tape.clear();
+  }
 }
