@@ -30,13 +30,19 @@ void add_rows(const float* __restrict x, const float* __restrict shift, float* _
   }
 }
 
+// x̂ = (x − μ)·(1/σ) is recomputed wherever it is needed rather than stored: storing it was one
+// more pass of writes to memory per layer (and as much memory as the activation itself). Every
+// kernel below computes it with this same expression, so forward and backward see the same bits.
+inline float normalised(float x, float mean, float inv_std) { return (x - mean) * inv_std; }
+
 // sum_dy[c] += dy[r, c], sum_dy_xhat[c] += dy[r, c]·x̂[r, c], over rows [begin, end).
-void add_gradient_rows(const float* __restrict dy, const float* __restrict x_hat, float* __restrict sum_dy,
-                       float* __restrict sum_dy_xhat, int64_t begin, int64_t end, int64_t cols) {
+void add_gradient_rows(const float* __restrict dy, const float* __restrict x, const float* __restrict mean,
+                       const float* __restrict inv_std, float* __restrict sum_dy, float* __restrict sum_dy_xhat,
+                       int64_t begin, int64_t end, int64_t cols) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       sum_dy[c] += dy[r * cols + c];
-      sum_dy_xhat[c] += dy[r * cols + c] * x_hat[r * cols + c];
+      sum_dy_xhat[c] += dy[r * cols + c] * normalised(x[r * cols + c], mean[c], inv_std[c]);
     }
 }
 
@@ -57,28 +63,29 @@ void column_sums(int64_t rows, int64_t cols, int sums, float* scratch, float* ou
     for (int64_t i = 0; i < sums * cols; ++i) out[i] += scratch[chunk * sums * cols + i];
 }
 
-// y = γ·x̂ + β with x̂ = (x − μ)·(1/σ), for rows [begin, end).
+// y = γ·x̂ + β, for rows [begin, end).
 void normalise_rows(const float* __restrict x, const float* __restrict mean, const float* __restrict inv_std,
-                    const float* __restrict gamma, const float* __restrict beta, float* __restrict x_hat,
-                    float* __restrict y, int64_t begin, int64_t end, int64_t cols) {
+                    const float* __restrict gamma, const float* __restrict beta, float* __restrict y, int64_t begin,
+                    int64_t end, int64_t cols) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
-      x_hat[i] = (x[i] - mean[c]) * inv_std[c];
-      y[i] = gamma[c] * x_hat[i] + beta[c];
+      y[i] = gamma[c] * normalised(x[i], mean[c], inv_std[c]) + beta[c];
     }
 }
 
 // dx += k·(dy − mean(dy) − x̂·mean(dy ⊙ x̂)) per feature, k = γ/σ (training), or dx += k·dy.
 // Assign: dx = ... instead, for a fresh dx (Note [fresh gradients]): then dx is never read.
 template <bool Assign>
-void input_gradient_rows(const float* __restrict dy, const float* __restrict x_hat, const float* __restrict k,
-                         const float* __restrict mean_dy, const float* __restrict mean_dy_xhat, float* __restrict dx,
-                         int64_t begin, int64_t end, int64_t cols, bool training) {
+void input_gradient_rows(const float* __restrict dy, const float* __restrict x, const float* __restrict mean,
+                         const float* __restrict inv_std, const float* __restrict k, const float* __restrict mean_dy,
+                         const float* __restrict mean_dy_xhat, float* __restrict dx, int64_t begin, int64_t end,
+                         int64_t cols, bool training) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
-      const float g = training ? k[c] * (dy[i] - mean_dy[c] - x_hat[i] * mean_dy_xhat[c]) : k[c] * dy[i];
+      const float g = training ? k[c] * (dy[i] - mean_dy[c] - normalised(x[i], mean[c], inv_std[c]) * mean_dy_xhat[c])
+                               : k[c] * dy[i];
       if constexpr (Assign) dx[i] = g;
       else dx[i] += g;
     }
@@ -90,18 +97,18 @@ void batch_norm_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& gamma = node.inputs[1];
   Var& beta = node.inputs[2];
-  const Tensor& x_hat = node.saved[0];     // [R, F]
-  const Tensor& inv_std = node.saved[1];   // [F]
+  const float* mean = node.saved[0].data();     // [F] (then γ and β)
+  const float* inv_std = node.saved[1].data();  // [F]
   Tensor scratch = node.saved[2];          // per-chunk partials, then the sums, then k
   const bool training = node.scalars[0] != 0.0f;
   const Tensor& dy = node.output.grad;
   const int64_t features = dy.shape().last(), rows = dy.shape().rows();
   const float* g = dy.data();
-  const float* xh = x_hat.data();
+  const float* xv = x.value.data();
   float* sums = scratch.data() + chunk_count(rows) * 2 * features;  // [2, F]: Σ dy, Σ dy ⊙ x̂
   float* k = sums + 2 * features;                                   // [F]: γ/σ
   column_sums(rows, features, 2, scratch.data(), sums, [&](float* partial, int64_t begin, int64_t end) {
-    add_gradient_rows(g, xh, partial, partial + features, begin, end, features);
+    add_gradient_rows(g, xv, mean, inv_std, partial, partial + features, begin, end, features);
   });
   float* sum_dy = sums;
   float* sum_dy_xhat = sums + features;
@@ -117,8 +124,10 @@ void batch_norm_backward(Node& node) {
   if (!x.requires_grad()) return;
   float* dx = x.grad.data();
   parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
-    if (node.fresh_grad[0]) input_gradient_rows<true>(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
-    else input_gradient_rows<false>(g, xh, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+    if (node.fresh_grad[0])
+      input_gradient_rows<true>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+    else
+      input_gradient_rows<false>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
   });
 }
 
@@ -142,7 +151,6 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
   const int64_t rows = x.shape().rows(), features = features_;
   if (training_ && rows < 2) fail("BatchNorm1d: training needs at least 2 rows to estimate a variance, got ", rows);
   Var y = tape.make_output(x.shape(), {&x, &scale, &shift});
-  Tensor x_hat = tape.alloc(x.shape());
   Tensor inv_std = tape.alloc({features});
   // Per-chunk partials [chunks, 2F], then [2F] of sums and [F] of factors (used by the backward).
   Tensor scratch = tape.alloc({chunk_count(rows) * 2 * features + 3 * features});
@@ -177,13 +185,12 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     gamma[f] = scale.value.defined() ? scale.value[f] : 1.0f;
     beta[f] = shift.value.defined() ? shift.value[f] : 0.0f;
   }
-  float* xh = x_hat.data();
   float* out = y.value.data();
   parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
-    normalise_rows(in, mu, is, gamma, beta, xh, out, begin, end, features);
+    normalise_rows(in, mu, is, gamma, beta, out, begin, end, features);
   });
   if (Node* node = tape.record("batch_norm", batch_norm_backward, y, {&x, &scale, &shift})) {
-    node->saved[0] = x_hat;
+    node->saved[0] = statistics;
     node->saved[1] = inv_std;
     node->saved[2] = scratch;
     node->scalars[0] = training_ ? 1.0f : 0.0f;
