@@ -2,33 +2,52 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/parallel.hpp"
 
 namespace empl {
 
-LossTerm loss_term(PointwiseLoss kind, float delta, float tau, float alpha) {
-  switch (kind) {
-    case PointwiseLoss::Pinball: {
-      // (1[δ ≥ 0] − τ)·δ: slope 1 − τ above the truth, −τ below (the appendix code).
-      const float slope = (delta >= 0.0f ? 1.0f : 0.0f) - tau;
-      return {slope * delta, slope};
-    }
-    case PointwiseLoss::SmoothPinball: {
-      // −τδ + α·softplus(δ/α); softplus(z) = max(z, 0) + log1p(e^−|z|) never overflows, and its
-      // derivative σ(z) is formed from e^−|z| ≤ 1 for the same reason.
-      const float z = delta / alpha;
-      const float e = std::exp(-std::abs(z));
-      const float softplus = std::max(z, 0.0f) + std::log1p(e);
-      const float sigmoid = z >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
-      return {-tau * delta + alpha * softplus, sigmoid - tau};
-    }
-    case PointwiseLoss::Absolute:
-      return {std::abs(delta), float((delta > 0.0f) - (delta < 0.0f))};
-    case PointwiseLoss::Squared:
-      return {delta * delta, 2.0f * delta};
+namespace {
+
+// f and f' of one loss, chosen at compile time so that the row loop below has no switch inside.
+template <PointwiseLoss Kind>
+LossTerm term(float delta, float tau, float alpha) {
+  if constexpr (Kind == PointwiseLoss::Pinball) {
+    // (1[δ ≥ 0] − τ)·δ: slope 1 − τ above the truth, −τ below (the appendix code).
+    const float slope = (delta >= 0.0f ? 1.0f : 0.0f) - tau;
+    return {slope * delta, slope};
+  } else if constexpr (Kind == PointwiseLoss::SmoothPinball) {
+    // −τδ + α·softplus(δ/α); softplus(z) = max(z, 0) + log1p(e^−|z|) never overflows, and its
+    // derivative σ(z) is formed from e^−|z| ≤ 1 for the same reason.
+    const float z = delta / alpha;
+    const float e = std::exp(-std::abs(z));
+    const float softplus = std::max(z, 0.0f) + std::log1p(e);
+    const float sigmoid = z >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+    return {-tau * delta + alpha * softplus, sigmoid - tau};
+  } else if constexpr (Kind == PointwiseLoss::Absolute) {
+    return {std::abs(delta), float((delta > 0.0f) - (delta < 0.0f))};
+  } else {
+    return {delta * delta, 2.0f * delta};
   }
-  return {0.0f, 0.0f};
+}
+
+// Calls body(std::integral_constant<PointwiseLoss, kind>): one switch per call, not per element.
+template <typename Body>
+auto with_kind(PointwiseLoss kind, Body&& body) {
+  switch (kind) {
+    case PointwiseLoss::Pinball: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Pinball>{});
+    case PointwiseLoss::SmoothPinball: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::SmoothPinball>{});
+    case PointwiseLoss::Absolute: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Absolute>{});
+    case PointwiseLoss::Squared: break;
+  }
+  return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Squared>{});
+}
+
+}  // namespace
+
+LossTerm loss_term(PointwiseLoss kind, float delta, float tau, float alpha) {
+  return with_kind(kind, [&](auto k) { return term<decltype(k)::value>(delta, tau, alpha); });
 }
 
 namespace {
@@ -69,21 +88,25 @@ Var pointwise_loss(Tape& tape, const char* name, PointwiseLoss kind, bool cumula
   const float* p = predicted.value.data();
   const float* t = target.data();
   float* d = derivative.defined() ? derivative.data() : nullptr;
-  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float tau_r = tau.defined() ? tau[r] : 0.5f;
-      float cum_p = 0.0f, cum_t = 0.0f, sum = 0.0f;
-      for (int64_t j = 0; j < bins; ++j) {
-        const int64_t i = r * bins + j;
-        float delta;
-        if (cumulative) delta = (cum_p += p[i]) - (cum_t += t[i]);
-        else delta = p[i] - t[i];
-        const LossTerm term = loss_term(kind, delta, tau_r, alpha);
-        sum += term.value;
-        if (d) d[i] = term.derivative * scale;
+  const float* tau_values = tau.defined() ? tau.data() : nullptr;
+  float* sums = row_sums.data();
+  with_kind(kind, [&](auto k) {
+    parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float tau_r = tau_values ? tau_values[r] : 0.5f;
+        float cum_p = 0.0f, cum_t = 0.0f, sum = 0.0f;
+        for (int64_t j = 0; j < bins; ++j) {
+          const int64_t i = r * bins + j;
+          float delta;
+          if (cumulative) delta = (cum_p += p[i]) - (cum_t += t[i]);
+          else delta = p[i] - t[i];
+          const LossTerm f = term<decltype(k)::value>(delta, tau_r, alpha);
+          sum += f.value;
+          if (d) d[i] = f.derivative * scale;
+        }
+        sums[r] = sum;
       }
-      row_sums[r] = sum;
-    }
+    });
   });
   double total = 0.0;  // rows added in order: the same bits for any thread count
   for (int64_t r = 0; r < rows; ++r) total += row_sums[r];
