@@ -19,7 +19,7 @@ void add_common_options(cxxopts::Options& options, const CommonDefaults& default
       ("h,help", "show this help and exit")
       ("seed", "random seed (every random number derives from it)",
        cxxopts::value<uint64_t>()->default_value(std::to_string(defaults.seed)))
-      ("threads", "threads for oneTBB and OpenBLAS (0: all cores)",
+      ("threads", "threads for every kernel, matrix products included (0: all cores)",
        cxxopts::value<int>()->default_value("0"))
       ("steps", "training steps", cxxopts::value<int64_t>()->default_value(std::to_string(defaults.steps)))
       ("batch", "batch size", cxxopts::value<int64_t>()->default_value(std::to_string(defaults.batch)))
