@@ -97,25 +97,27 @@ TEST_CASE("toy_urn --s1 writes the supplementary table") {
   CHECK(csv.find("\n5,0.240000,") != std::string::npos);
 }
 
-TEST_CASE("toy_urn: Ctrl-C saves a checkpoint and exits 130, and --resume finishes the run") {
-  TemporaryFolder folder;
-  const std::string common = " --steps 4000 --batch 256 --threads 1 --quiet --save " + folder.file("run.ckpt");
-  // Start the run, interrupt it after a second, and keep its exit status.
-  const std::string script = std::string(EMPL_BINARY_DIR) + "/toy_urn" + common + " --out " + folder.file("first") +
-                             " > /dev/null 2> " + folder.file("err") + " & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? > " +
-                             folder.file("status");
-  REQUIRE(std::system(("sh -c '" + script + "'").c_str()) == 0);
-  const std::string status = slurp(folder.file("status"));
-  if (status == "0\n") {
-    MESSAGE("the run finished within a second; nothing to interrupt on this machine");
-    return;
+TEST_CASE("toy_urn: SIGINT and SIGTERM save a checkpoint and exit 130, and --resume finishes the run") {
+  for (const std::string signal : {"INT", "TERM"}) {
+    TemporaryFolder folder;
+    // Small steps, so that the resumed run is short; many of them, so that the run is still going
+    // when the signal comes: it is sent as soon as the first periodic checkpoint (step 1000)
+    // appears, 7000 steps before the end (the wait gives up after 30 s, and the test then fails).
+    const std::string common = " --steps 8000 --batch 16 --threads 1 --quiet --save " + folder.file("run.ckpt");
+    const std::string script = std::string(EMPL_BINARY_DIR) + "/toy_urn" + common + " --out " + folder.file("first") +
+                               " > /dev/null 2> " + folder.file("err") + " & pid=$!; i=0; while [ ! -e " +
+                               folder.file("run.ckpt") + " ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; kill -" +
+                               signal + " $pid; wait $pid; echo $? > " + folder.file("status");
+    REQUIRE(std::system(("sh -c '" + script + "'").c_str()) == 0);
+    INFO("SIG", signal, ": ", slurp(folder.file("err")));
+    CHECK(slurp(folder.file("status")) == "130\n");
+    const std::string expected = signal == "INT" ? "interrupted (SIGINT) at step" : "terminated (SIGTERM) at step";
+    CHECK(slurp(folder.file("err")).find(expected) != std::string::npos);
+    CHECK(std::filesystem::exists(folder.file("run.ckpt")));
+    CHECK_FALSE(std::filesystem::exists(folder.file("first")));  // nothing half-written
+    const RunResult resumed = run_app_binary("toy_urn", common + " --resume " + folder.file("run.ckpt") + " --out " + folder.file("second"));
+    INFO(resumed.err);
+    CHECK(resumed.status == 0);
+    CHECK(std::filesystem::exists(folder.file("second/quantiles.csv")));
   }
-  CHECK(status == "130\n");
-  CHECK(slurp(folder.file("err")).find("interrupted (SIGINT) at step") != std::string::npos);
-  CHECK(std::filesystem::exists(folder.file("run.ckpt")));
-  CHECK_FALSE(std::filesystem::exists(folder.file("first")));  // nothing half-written
-  const RunResult resumed = run_app_binary("toy_urn", common + " --resume " + folder.file("run.ckpt") + " --out " + folder.file("second"));
-  INFO(resumed.err);
-  CHECK(resumed.status == 0);
-  CHECK(std::filesystem::exists(folder.file("second/quantiles.csv")));
 }
