@@ -6,6 +6,21 @@
 #include "core/parallel.hpp"
 
 namespace empl {
+namespace {
+
+// One range of the update. The arrays are __restrict parameters (they never overlap), which lets
+// the compiler vectorise the loop; through the lambda's captured pointers it could not.
+void adam_update(float* __restrict theta, float* __restrict m, float* __restrict v, const float* __restrict g,
+                 int64_t begin, int64_t end, float b1, float b2, float step_size, float inv_sqrt_c2, float eps,
+                 float decay) {
+  for (int64_t i = begin; i < end; ++i) {
+    m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+    v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+    theta[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_c2 + eps) + decay * theta[i];
+  }
+}
+
+}  // namespace
 
 Adam::Adam(Module& model, const AdamOptions& options)
     : values_(model.flat_values()), gradients_(model.flat_gradients()), options_(options) {
@@ -33,11 +48,7 @@ void Adam::step(float lr) {
   float* m = m_.data();
   float* v = v_.data();
   parallel_for(values_.numel(), kDefaultGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-      v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-      theta[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_c2 + eps) + decay * theta[i];
-    }
+    adam_update(theta, m, v, g, begin, end, b1, b2, step_size, inv_sqrt_c2, eps, decay);
   });
 }
 
