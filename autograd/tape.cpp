@@ -3,6 +3,16 @@
 #include "core/error.hpp"
 
 namespace empl {
+namespace {
+
+// Whether input i's gradient buffer is also another input's gradient (mul(x, x)).
+bool is_two_inputs(const Node& node, size_t i) {
+  for (size_t j = 0; j < node.inputs.size(); ++j)
+    if (j != i && node.inputs[j].grad.defined() && node.inputs[j].grad.data() == node.inputs[i].grad.data()) return true;
+  return false;
+}
+
+}  // namespace
 
 Var make_leaf(const Tensor& value) { return Var(value, Tensor::zeros(value.shape(), "gradient")); }
 
@@ -72,15 +82,12 @@ void Tape::run_backward() {
     // Note [fresh gradients]. An output nothing consumed has a zero gradient.
     if (take_pending(node->output.grad)) node->output.grad.zero();
     for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const Tensor& grad = node->inputs[i].grad;
+      Tensor grad = node->inputs[i].grad;  // a handle to the buffer
       node->fresh_grad[i] = take_pending(grad);
-      // A buffer that is two inputs of one node is written twice: the first write must not assign.
-      bool shared = false;
-      for (size_t j = 0; j < node->inputs.size(); ++j)
-        shared = shared || (j != i && grad.defined() && node->inputs[j].grad.data() == grad.data());
-      if (node->fresh_grad[i] && (shared || !node->assigns_fresh_grads)) {
-        Tensor buffer = grad;
-        buffer.zero();
+      // The tape zeroes a fresh gradient when the op will add into it: an op that has not opted
+      // in, or a buffer that is two inputs of this node (written twice, so it cannot be assigned).
+      if (node->fresh_grad[i] && (!node->assigns_fresh_grads || is_two_inputs(*node, i))) {
+        grad.zero();
         node->fresh_grad[i] = false;
       }
     }

@@ -48,21 +48,25 @@ struct Fixture {
     return text;
   }
 
-  // A real checkpoint from a short run of `app` (its outputs removed), and its damaged copies.
+  // own.ckpt, a real checkpoint from a short run of `app` (`arguments`), its truncated_ and
+  // flipped_ copies, kept.ckpt (the existing file every row gives to --save), and other.ckpt, a
+  // checkpoint of `other_app`: the files common_rows refers to.
+  void make_checkpoints(const std::string& app, const std::string& arguments, const std::string& other_app) {
+    make_checkpoint(app, "own.ckpt", arguments);
+    make_checkpoint(other_app, "other.ckpt", kTiny);
+    const std::string bytes = slurp(folder.file("own.ckpt"));
+    REQUIRE(bytes.size() > 1000);
+    write(folder.file("truncated_own.ckpt"), bytes.substr(0, bytes.size() / 2));
+    std::string flipped = bytes;
+    flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0xFF);
+    write(folder.file("flipped_own.ckpt"), flipped);
+    write(folder.file("kept.ckpt"), bytes);
+  }
   void make_checkpoint(const std::string& app, const std::string& name, const std::string& arguments) {
     const RunResult run = run_app_binary(app, arguments + " --out " + folder.file("made") + " --save " + folder.file(name));
     INFO(app, " made no checkpoint: ", run.err);
     REQUIRE(run.status == 0);
     std::filesystem::remove_all(folder.file("made"));
-  }
-  void damage(const std::string& name) {
-    const std::string bytes = slurp(folder.file(name));
-    REQUIRE(bytes.size() > 1000);
-    write(folder.file("truncated_" + name), bytes.substr(0, bytes.size() / 2));
-    std::string flipped = bytes;
-    flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0xFF);
-    write(folder.file("flipped_" + name), flipped);
-    write(folder.file("kept.ckpt"), bytes);  // the existing file every row gives to --save
   }
 
   Fixture() {
@@ -168,9 +172,7 @@ std::vector<BadInput> with(std::vector<BadInput> rows, const std::vector<BadInpu
 
 TEST_CASE("bad input: toy_urn exits 2 with one line naming the flag or file and leaves nothing behind") {
   Fixture fixture;
-  fixture.make_checkpoint("toy_urn", "own.ckpt", kTiny);
-  fixture.make_checkpoint("bimodal", "other.ckpt", kTiny);
-  fixture.damage("own.ckpt");
+  fixture.make_checkpoints("toy_urn", kTiny, "bimodal");
   check_bad_inputs(fixture, "toy_urn", kTiny,
                    with(common_rows("bimodal"),
                         {
@@ -186,9 +188,7 @@ TEST_CASE("bad input: toy_urn exits 2 with one line naming the flag or file and 
 
 TEST_CASE("bad input: bimodal exits 2 with one line naming the flag or file and leaves nothing behind") {
   Fixture fixture;
-  fixture.make_checkpoint("bimodal", "own.ckpt", kTiny);
-  fixture.make_checkpoint("toy_urn", "other.ckpt", kTiny);
-  fixture.damage("own.ckpt");
+  fixture.make_checkpoints("bimodal", kTiny, "toy_urn");
   check_bad_inputs(fixture, "bimodal", kTiny,
                    with(common_rows("toy_urn"),
                         {
@@ -204,9 +204,7 @@ TEST_CASE("bad input: bimodal exits 2 with one line naming the flag or file and 
 
 TEST_CASE("bad input: bundesliga training exits 2 with one line naming the flag or file and leaves nothing behind") {
   Fixture fixture;
-  fixture.make_checkpoint("bundesliga", "own.ckpt", kTinyBundesliga + " --data " + kShared);
-  fixture.make_checkpoint("toy_urn", "other.ckpt", kTiny);
-  fixture.damage("own.ckpt");
+  fixture.make_checkpoints("bundesliga", kTinyBundesliga + " --data " + kShared, "toy_urn");
   write_clean_results(fixture);
   // Broken results: empty, another table, cut in the middle of a row, whole rows that stop mid-season.
   const std::string shared = slurp(kShared);

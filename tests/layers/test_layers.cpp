@@ -199,3 +199,17 @@ TEST_CASE("Linear, ReLU and BatchNorm chained: gradcheck, and the same gradients
     tape.clear();
   }
 }
+
+TEST_CASE("a fresh gradient that is two inputs of one op gets both contributions") {
+  // y = relu(x) is both the input and the weight of one Linear: y's gradient is fresh when
+  // Linear's backward runs, and must be the sum of its two GEMMs, not the last one alone.
+  const Tensor x = values({3, 3}, {0.5f, 1.0f, 2.0f, 1.5f, 0.2f, 0.7f, 0.4f, 0.9f, 0.1f});
+  auto r = gradcheck(
+      [](Tape& t, const std::vector<Var>& in) {
+        const Var y = relu(t, in[0]);
+        return linear(t, y, y, Var());
+      },
+      {x}, {.step = 1e-3});
+  INFO(r.worst);
+  CHECK(r.ok);
+}
