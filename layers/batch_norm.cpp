@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -17,15 +18,25 @@ constexpr int64_t kChunkRows = 256;
 
 int64_t chunk_count(int64_t rows) { return (rows + kChunkRows - 1) / kChunkRows; }
 
+// The layer's input as the kernels read it: x, or relu(x) with relu_input (the same expression as
+// the ReLU op, so that the fused layer gives the ReLU → BatchNorm bits). Each kernel takes
+// ReluInput as a template parameter, so that its loop stays one straight vectorised pass.
+template <bool ReluInput>
+inline float input(float x) {
+  if constexpr (ReluInput) return x > 0.0f ? x : 0.0f;
+  else return x;
+}
+
 // acc[c] += x[r, c] − shift[c] (squared when `square`), over rows [begin, end).
+template <bool ReluInput>
 void add_rows(const float* __restrict x, const float* __restrict shift, float* __restrict acc, int64_t begin, int64_t end,
               int64_t cols, bool square) {
   for (int64_t r = begin; r < end; ++r) {
     const float* __restrict row = x + r * cols;
     if (square) {
-      for (int64_t c = 0; c < cols; ++c) acc[c] += (row[c] - shift[c]) * (row[c] - shift[c]);
+      for (int64_t c = 0; c < cols; ++c) acc[c] += (input<ReluInput>(row[c]) - shift[c]) * (input<ReluInput>(row[c]) - shift[c]);
     } else {
-      for (int64_t c = 0; c < cols; ++c) acc[c] += row[c];
+      for (int64_t c = 0; c < cols; ++c) acc[c] += input<ReluInput>(row[c]);
     }
   }
 }
@@ -36,13 +47,14 @@ void add_rows(const float* __restrict x, const float* __restrict shift, float* _
 inline float normalised(float x, float mean, float inv_std) { return (x - mean) * inv_std; }
 
 // sum_dy[c] += dy[r, c], sum_dy_xhat[c] += dy[r, c]·x̂[r, c], over rows [begin, end).
+template <bool ReluInput>
 void add_gradient_rows(const float* __restrict dy, const float* __restrict x, const float* __restrict mean,
                        const float* __restrict inv_std, float* __restrict sum_dy, float* __restrict sum_dy_xhat,
                        int64_t begin, int64_t end, int64_t cols) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       sum_dy[c] += dy[r * cols + c];
-      sum_dy_xhat[c] += dy[r * cols + c] * normalised(x[r * cols + c], mean[c], inv_std[c]);
+      sum_dy_xhat[c] += dy[r * cols + c] * normalised(input<ReluInput>(x[r * cols + c]), mean[c], inv_std[c]);
     }
 }
 
@@ -64,19 +76,21 @@ void column_sums(int64_t rows, int64_t cols, int sums, float* scratch, float* ou
 }
 
 // y = γ·x̂ + β, for rows [begin, end).
+template <bool ReluInput>
 void normalise_rows(const float* __restrict x, const float* __restrict mean, const float* __restrict inv_std,
                     const float* __restrict gamma, const float* __restrict beta, float* __restrict y, int64_t begin,
                     int64_t end, int64_t cols) {
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
-      y[i] = gamma[c] * normalised(x[i], mean[c], inv_std[c]) + beta[c];
+      y[i] = gamma[c] * normalised(input<ReluInput>(x[i]), mean[c], inv_std[c]) + beta[c];
     }
 }
 
-// dx += k·(dy − mean(dy) − x̂·mean(dy ⊙ x̂)) per feature, k = γ/σ (training), or dx += k·dy.
-// Assign: dx = ... instead, for a fresh dx (Note [fresh gradients]): then dx is never read.
-template <bool Assign>
+// dx += k·(dy − mean(dy) − x̂·mean(dy ⊙ x̂)) per feature, k = γ/σ (training), or dx += k·dy;
+// with ReluInput, times 1[x > 0] (ReLU's derivative). Assign: dx = ... instead, for a fresh dx
+// (Note [fresh gradients]): then dx is never read.
+template <bool Assign, bool ReluInput>
 void input_gradient_rows(const float* __restrict dy, const float* __restrict x, const float* __restrict mean,
                          const float* __restrict inv_std, const float* __restrict k, const float* __restrict mean_dy,
                          const float* __restrict mean_dy_xhat, float* __restrict dx, int64_t begin, int64_t end,
@@ -84,8 +98,9 @@ void input_gradient_rows(const float* __restrict dy, const float* __restrict x, 
   for (int64_t r = begin; r < end; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
-      const float g = training ? k[c] * (dy[i] - mean_dy[c] - normalised(x[i], mean[c], inv_std[c]) * mean_dy_xhat[c])
-                               : k[c] * dy[i];
+      float g = training ? k[c] * (dy[i] - mean_dy[c] - normalised(input<ReluInput>(x[i]), mean[c], inv_std[c]) * mean_dy_xhat[c])
+                         : k[c] * dy[i];
+      if constexpr (ReluInput) g = x[i] > 0.0f ? g : 0.0f;
       if constexpr (Assign) dx[i] = g;
       else dx[i] += g;
     }
@@ -93,6 +108,7 @@ void input_gradient_rows(const float* __restrict dy, const float* __restrict x, 
 
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
+template <bool ReluInput>
 void batch_norm_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& gamma = node.inputs[1];
@@ -108,7 +124,7 @@ void batch_norm_backward(Node& node) {
   float* sums = scratch.data() + chunk_count(rows) * 2 * features;  // [2, F]: Σ dy, Σ dy ⊙ x̂
   float* k = sums + 2 * features;                                   // [F]: γ/σ
   column_sums(rows, features, 2, scratch.data(), sums, [&](float* partial, int64_t begin, int64_t end) {
-    add_gradient_rows(g, xv, mean, inv_std, partial, partial + features, begin, end, features);
+    add_gradient_rows<ReluInput>(g, xv, mean, inv_std, partial, partial + features, begin, end, features);
   });
   float* sum_dy = sums;
   float* sum_dy_xhat = sums + features;
@@ -125,9 +141,9 @@ void batch_norm_backward(Node& node) {
   float* dx = x.grad.data();
   parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
     if (node.fresh_grad[0])
-      input_gradient_rows<true>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+      input_gradient_rows<true, ReluInput>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
     else
-      input_gradient_rows<false>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
+      input_gradient_rows<false, ReluInput>(g, xv, mean, inv_std, k, sum_dy, sum_dy_xhat, dx, begin, end, features, training);
   });
 }
 
@@ -160,13 +176,21 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
   float* beta = gamma + features;
   float* is = inv_std.data();
   const float* in = x.value.data();
+  // Calls the kernels with their ReluInput parameter set from the layer's option.
+  const auto with_relu_input = [&](auto&& kernel) {
+    if (options_.relu_input) kernel(std::true_type{});
+    else kernel(std::false_type{});
+  };
   if (training_) {
-    column_sums(rows, features, 1, scratch.data(), mu, [&](float* partial, int64_t begin, int64_t end) {
-      add_rows(in, nullptr, partial, begin, end, features, false);
-    });
-    for (int64_t f = 0; f < features; ++f) mu[f] /= static_cast<float>(rows);
-    column_sums(rows, features, 1, scratch.data(), is, [&](float* partial, int64_t begin, int64_t end) {
-      add_rows(in, mu, partial, begin, end, features, true);  // Σ (x − μ)², turned into 1/σ below
+    with_relu_input([&](auto relu_input) {
+      constexpr bool relu = decltype(relu_input)::value;
+      column_sums(rows, features, 1, scratch.data(), mu, [&](float* partial, int64_t begin, int64_t end) {
+        add_rows<relu>(in, nullptr, partial, begin, end, features, false);
+      });
+      for (int64_t f = 0; f < features; ++f) mu[f] /= static_cast<float>(rows);
+      column_sums(rows, features, 1, scratch.data(), is, [&](float* partial, int64_t begin, int64_t end) {
+        add_rows<relu>(in, mu, partial, begin, end, features, true);  // Σ (x − μ)², turned into 1/σ below
+      });
     });
     const float m = options_.momentum;
     for (int64_t f = 0; f < features; ++f) {
@@ -186,10 +210,13 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     beta[f] = shift.value.defined() ? shift.value[f] : 0.0f;
   }
   float* out = y.value.data();
-  parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
-    normalise_rows(in, mu, is, gamma, beta, out, begin, end, features);
+  with_relu_input([&](auto relu_input) {
+    parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
+      normalise_rows<decltype(relu_input)::value>(in, mu, is, gamma, beta, out, begin, end, features);
+    });
   });
-  if (Node* node = tape.record("batch_norm", batch_norm_backward, y, {&x, &scale, &shift})) {
+  const Node::BackwardFn backward = options_.relu_input ? batch_norm_backward<true> : batch_norm_backward<false>;
+  if (Node* node = tape.record("batch_norm", backward, y, {&x, &scale, &shift})) {
     node->saved[0] = statistics;
     node->saved[1] = inv_std;
     node->saved[2] = scratch;

@@ -103,6 +103,62 @@ TEST_CASE("batch norm gradchecks in training and evaluation, with and without af
     }
 }
 
+TEST_CASE("batch norm with relu_input gives the bits of ReLU then BatchNorm, forward and backward") {
+  // Negative, zero and positive entries (−0 too), so that the mask and the kink are both seen.
+  const Tensor x = values({5, 3}, {0.5f, -1.0f, 2.0f, 1.5f, 0.0f, -0.7f, -0.4f, 0.9f, 0.1f,
+                                   1.1f, -0.3f, -0.0f, 0.25f, 0.6f, 3.0f});
+  const Tensor weights = values({5, 3}, {0.3f, -1.2f, 0.7f, 2.0f, 0.1f, -0.4f, 0.9f, 0.5f, -0.8f,
+                                         1.3f, -0.6f, 0.2f, -1.5f, 0.4f, 1.1f});
+  for (bool training : {true, false})
+    for (bool affine : {true, false}) {
+      INFO("training ", training, " affine ", affine);
+      BatchNorm1d separate(3, {.affine = affine});
+      BatchNorm1d fused(3, {.affine = affine, .relu_input = true});
+      for (BatchNorm1d* bn : {&separate, &fused}) {
+        if (affine) {
+          bn->scale = make_leaf(values({3}, {1.2f, 0.8f, -0.5f}));
+          bn->shift = make_leaf(values({3}, {0.1f, 0.2f, 0.3f}));
+        }
+        bn->running_mean.fill(0.2f);
+        bn->running_var.fill(1.5f);
+        bn->set_training(training);
+      }
+      Tape tape;
+      Var x_separate = make_leaf(x), x_fused = make_leaf(x);
+      const Var y_separate = separate.forward(tape, relu(tape, x_separate));
+      const Var y_fused = fused.forward(tape, x_fused);
+      const auto bits = [](const Tensor& t) { return std::vector<float>(t.values().begin(), t.values().end()); };
+      CHECK(bits(y_fused.value) == bits(y_separate.value));
+      CHECK(bits(fused.running_mean) == bits(separate.running_mean));
+      CHECK(bits(fused.running_var) == bits(separate.running_var));
+      tape.backward(add(tape, sum(tape, mul(tape, y_separate, Var(weights))), sum(tape, mul(tape, y_fused, Var(weights)))));
+      CHECK(bits(x_fused.grad) == bits(x_separate.grad));
+      if (affine) {
+        CHECK(bits(fused.scale.grad) == bits(separate.scale.grad));
+        CHECK(bits(fused.shift.grad) == bits(separate.shift.grad));
+      }
+    }
+}
+
+TEST_CASE("batch norm with relu_input gradchecks (entries away from the kink)") {
+  const Tensor x = values({4, 3}, {0.5f, -1.0f, 2.0f, 1.5f, 0.2f, -0.7f, -0.4f, 0.9f, 0.1f, 1.1f, -0.3f, 0.6f});
+  for (bool training : {true, false}) {
+    auto r = gradcheck(
+        [&](Tape& t, const std::vector<Var>& in) {
+          BatchNorm1d bn(3, {.relu_input = true});
+          bn.scale = in[1];
+          bn.shift = in[2];
+          bn.running_mean.fill(0.2f);
+          bn.running_var.fill(1.5f);
+          bn.set_training(training);
+          return bn.forward(t, in[0]);
+        },
+        {x, values({3}, {1.2f, 0.8f, -0.5f}), values({3}, {0.1f, 0.2f, 0.3f})}, {.step = 1e-3});
+    INFO("training ", training, ": ", r.worst);
+    CHECK(r.ok);
+  }
+}
+
 TEST_CASE("dropout: identity in evaluation, in training keeps about 1-p, scaled, gradient through the mask") {
   Dropout dropout(0.5f, 3);
   Tape tape;
