@@ -109,35 +109,39 @@ TEST_CASE("batch norm with relu_input gives the bits of ReLU then BatchNorm, for
                                    1.1f, -0.3f, -0.0f, 0.25f, 0.6f, 3.0f});
   const Tensor weights = values({5, 3}, {0.3f, -1.2f, 0.7f, 2.0f, 0.1f, -0.4f, 0.9f, 0.5f, -0.8f,
                                          1.3f, -0.6f, 0.2f, -1.5f, 0.4f, 1.1f});
+  const Tensor ones = Tensor::full({5, 3}, 1.0f);
   for (bool training : {true, false})
-    for (bool affine : {true, false}) {
-      INFO("training ", training, " affine ", affine);
-      BatchNorm1d separate(3, {.affine = affine});
-      BatchNorm1d fused(3, {.affine = affine, .relu_input = true});
-      for (BatchNorm1d* bn : {&separate, &fused}) {
-        if (affine) {
-          bn->scale = make_leaf(values({3}, {1.2f, 0.8f, -0.5f}));
-          bn->shift = make_leaf(values({3}, {0.1f, 0.2f, 0.3f}));
+    for (bool affine : {true, false})
+      for (bool intermediate : {false, true}) {
+        // A leaf's gradient is added to; an intermediate's is fresh and assigned (Note [fresh gradients]).
+        INFO("training ", training, " affine ", affine, " intermediate ", intermediate);
+        BatchNorm1d separate(3, {.affine = affine});
+        BatchNorm1d fused(3, {.affine = affine, .relu_input = true});
+        for (BatchNorm1d* bn : {&separate, &fused}) {
+          if (affine) {
+            bn->scale = make_leaf(values({3}, {1.2f, 0.8f, -0.5f}));
+            bn->shift = make_leaf(values({3}, {0.1f, 0.2f, 0.3f}));
+          }
+          bn->running_mean.fill(0.2f);
+          bn->running_var.fill(1.5f);
+          bn->set_training(training);
         }
-        bn->running_mean.fill(0.2f);
-        bn->running_var.fill(1.5f);
-        bn->set_training(training);
+        Tape tape;
+        Var x_separate = make_leaf(x), x_fused = make_leaf(x);
+        const auto input = [&](const Var& leaf) { return intermediate ? mul(tape, leaf, Var(ones)) : leaf; };
+        const Var y_separate = separate.forward(tape, relu(tape, input(x_separate)));
+        const Var y_fused = fused.forward(tape, input(x_fused));
+        const auto bits = [](const Tensor& t) { return std::vector<float>(t.values().begin(), t.values().end()); };
+        CHECK(bits(y_fused.value) == bits(y_separate.value));
+        CHECK(bits(fused.running_mean) == bits(separate.running_mean));
+        CHECK(bits(fused.running_var) == bits(separate.running_var));
+        tape.backward(add(tape, sum(tape, mul(tape, y_separate, Var(weights))), sum(tape, mul(tape, y_fused, Var(weights)))));
+        CHECK(bits(x_fused.grad) == bits(x_separate.grad));
+        if (affine) {
+          CHECK(bits(fused.scale.grad) == bits(separate.scale.grad));
+          CHECK(bits(fused.shift.grad) == bits(separate.shift.grad));
+        }
       }
-      Tape tape;
-      Var x_separate = make_leaf(x), x_fused = make_leaf(x);
-      const Var y_separate = separate.forward(tape, relu(tape, x_separate));
-      const Var y_fused = fused.forward(tape, x_fused);
-      const auto bits = [](const Tensor& t) { return std::vector<float>(t.values().begin(), t.values().end()); };
-      CHECK(bits(y_fused.value) == bits(y_separate.value));
-      CHECK(bits(fused.running_mean) == bits(separate.running_mean));
-      CHECK(bits(fused.running_var) == bits(separate.running_var));
-      tape.backward(add(tape, sum(tape, mul(tape, y_separate, Var(weights))), sum(tape, mul(tape, y_fused, Var(weights)))));
-      CHECK(bits(x_fused.grad) == bits(x_separate.grad));
-      if (affine) {
-        CHECK(bits(fused.scale.grad) == bits(separate.scale.grad));
-        CHECK(bits(fused.shift.grad) == bits(separate.shift.grad));
-      }
-    }
 }
 
 TEST_CASE("batch norm with relu_input gradchecks (entries away from the kink)") {
