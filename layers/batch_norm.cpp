@@ -34,7 +34,10 @@ void add_rows(const float* __restrict x, const float* __restrict shift, float* _
   for (int64_t r = begin; r < end; ++r) {
     const float* __restrict row = x + r * cols;
     if (square) {
-      for (int64_t c = 0; c < cols; ++c) acc[c] += (input<ReluInput>(row[c]) - shift[c]) * (input<ReluInput>(row[c]) - shift[c]);
+      for (int64_t c = 0; c < cols; ++c) {
+        const float v = input<ReluInput>(row[c]);
+        acc[c] += (v - shift[c]) * (v - shift[c]);
+      }
     } else {
       for (int64_t c = 0; c < cols; ++c) acc[c] += input<ReluInput>(row[c]);
     }
@@ -211,8 +214,9 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
   }
   float* out = y.value.data();
   with_relu_input([&](auto relu_input) {
+    constexpr bool relu = decltype(relu_input)::value;
     parallel_for(rows, row_grain(features), [&](int64_t begin, int64_t end) {
-      normalise_rows<decltype(relu_input)::value>(in, mu, is, gamma, beta, out, begin, end, features);
+      normalise_rows<relu>(in, mu, is, gamma, beta, out, begin, end, features);
     });
   });
   const Node::BackwardFn backward = options_.relu_input ? batch_norm_backward<true> : batch_norm_backward<false>;

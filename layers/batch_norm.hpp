@@ -4,7 +4,7 @@
 //               x̂ = (x − μ)/√(σ² + ε),  y = γ·x̂ + β,
 //               running ← (1 − m)·running + m·batch  (PyTorch's convention; unbiased σ² kept)
 //   evaluation: x̂ = (x − running_mean)/√(running_var + ε)
-// Backward in training (x̂ and 1/√(σ² + ε) saved by the forward), with R rows:
+// Backward in training (μ and 1/√(σ² + ε) saved by the forward, x̂ recomputed from x), R rows:
 //   dx = (1/√(σ²+ε)) · (dx̂ − mean(dx̂) − x̂ · mean(dx̂ ⊙ x̂)),  dx̂ = γ·dy,
 //   dγ += Σ dy ⊙ x̂,  dβ += Σ dy.
 // With relu_input, the layer normalises relu(x) instead of x, reading x once where ReLU → BatchNorm
