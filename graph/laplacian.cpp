@@ -93,7 +93,9 @@ CsrMatrix<double> normalized_laplacian(const CsrMatrix<double>& w) {
       if (!diagonal_done && c > r) add_diagonal();
       if (c == r) fail("normalized_laplacian: W has a self-loop at row ", r);
       l.indices.push_back(c);
-      l.values.push_back(-w.values[e] * inv_sqrt_degree[r] * inv_sqrt_degree[c]);
+      // (d_r^−½ · d_c^−½) as one product: it is the same double for (r, c) and (c, r), so L, and
+      // L̃ after it, are exactly symmetric, which the backward of cheb_conv relies on.
+      l.values.push_back(-w.values[e] * (inv_sqrt_degree[r] * inv_sqrt_degree[c]));
     }
     if (!diagonal_done) add_diagonal();
     l.indptr.push_back(static_cast<int64_t>(l.values.size()));
