@@ -3,7 +3,7 @@
 // first. At nside the nodes are the descendants of NESTED base pixel 4, [4·nside², 5·nside²) in
 // that order; edges join HEALPix neighbours inside that set, with weights
 //   w_ij = exp(−ln2 · d_ij² / kw²)   (d: chord distance of the pixel centres; kw: kernel_width)
-//   L = I − D^−½ W D^−½,   L̃ = L · (2 · 0.75 / λmax) − I,   λmax = 1.02 × power iteration's estimate,
+//   L = I − D^−½ W D^−½,   L̃ = L · (2 · 0.75 / λmax) − I,   λmax = 1.02 × Lanczos's estimate,
 // so L̃'s spectrum lies in [−1, 1.5/1.02 − 1] ⊂ [−1, 0.5]. L̃ is symmetric (W is, D is diagonal).
 // An isolated node (nside 1 has one node and no edge) has degree 0: its row of D^−½WD^−½ is 0, so
 // L = [1], λmax = 1.02 and L̃ = [1.5/1.02 − 1] = [0.4706].
@@ -39,8 +39,10 @@ CsrMatrix<double> weight_matrix(int64_t nside);
 // L = I − D^−½ W D^−½ (the diagonal stored in every row), with 0 for D^−½ of an isolated node.
 CsrMatrix<double> normalized_laplacian(const CsrMatrix<double>& w);
 
-// The largest eigenvalue of a symmetric positive semi-definite matrix by power iteration from a
-// fixed start vector (no randomness: the same graph gives the same bits), without the 1.02.
+// The largest eigenvalue of a symmetric matrix by Lanczos iteration from a fixed start vector (no
+// randomness: the same graph gives the same bits), approached from below; without the 1.02.
+// (GAMMA_RAY.md says power iteration; the issue allows Lanczos, which converges where power
+// iteration stalls: see laplacian.cpp.)
 double largest_eigenvalue(const CsrMatrix<double>& m);
 
 struct GraphLevel {
