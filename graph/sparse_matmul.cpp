@@ -65,6 +65,41 @@ void partial_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t 
 }
 
 
+// All segments of row r at once (the B runs of F floats of a basis block): the sums for the whole
+// row live in a local buffer in L1, and each entry's value and column are read once per row, not
+// once per segment. The order of operations per float is the one above: acc = s·z, += in CSR order.
+template <int64_t Length>
+void row_segments(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
+                  const BlockRows* add, float add_scale, int64_t length) {
+  constexpr int64_t kBuffer = 2048;
+  const int64_t n = Length > 0 ? Length : length;
+  alignas(64) float acc[kBuffer];
+  const int64_t group = std::max<int64_t>(1, kBuffer / n);
+  for (int64_t b0 = 0; b0 < y.segments; b0 += group) {
+    const int64_t nb = std::min(group, y.segments - b0);
+    for (int64_t b = 0; b < nb; ++b) {
+      float* sums = acc + b * n;
+      if (add) {
+        const float* z = add->data + r * add->row_stride() + (b0 + b) * add->segment_stride;
+        for (int64_t c = 0; c < n; ++c) sums[c] = add_scale * z[c];
+      } else {
+        for (int64_t c = 0; c < n; ++c) sums[c] = 0.0f;
+      }
+    }
+    for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
+      const float v = alpha * a.values[e];
+      const float* base = x.data + a.indices[e] * x.row_stride() + b0 * x.segment_stride;
+      for (int64_t b = 0; b < nb; ++b) {
+        const float* in = base + b * x.segment_stride;
+        float* sums = acc + b * n;
+        for (int64_t c = 0; c < n; ++c) sums[c] += v * in[c];
+      }
+    }
+    for (int64_t b = 0; b < nb; ++b)
+      std::copy_n(acc + b * n, n, y.data + r * y.row_stride() + (b0 + b) * y.segment_stride);
+  }
+}
+
 }  // namespace
 
 void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRows& y, float alpha,
@@ -81,6 +116,14 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
   const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, y.row_length()));
   parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
+      if (segments > 1 && length <= 2 * kTile) {
+        if (length == kTile) {
+          row_segments<kTile>(a, r, x, y, alpha, add, add_scale, length);
+        } else {
+          row_segments<0>(a, r, x, y, alpha, add, add_scale, length);
+        }
+        continue;
+      }
       for (int64_t b = 0; b < segments; ++b) {
         float* out = y.data + r * y.row_stride() + b * y.segment_stride;
         const float* z = add ? add->data + r * add->row_stride() + b * add->segment_stride : nullptr;

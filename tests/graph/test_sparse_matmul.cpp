@@ -38,32 +38,37 @@ std::vector<double> dense_step(const CsrMatrix<float>& a, const Tensor& x, const
 
 TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain and on strided blocks") {
   const GraphLevel level = build_graph_level(8);  // 64 nodes
-  Tensor x = random_tensor({64, 3, 5}, 1), z = random_tensor({64, 3, 5}, 2);
-  const std::vector<double> expected = dense_step(level.laplacian, x, z);
-  Tensor y = Tensor::empty({64, 3, 5});
-  BlockRows zr = BlockRows::of(z);
-  sparse_matmul(level.laplacian, BlockRows::of(x), BlockRows::of(y), 2.0f, &zr, -1.0f);
-  double worst = 0.0;
-  for (int64_t i = 0; i < y.numel(); ++i) worst = std::max(worst, std::abs(y[i] - expected[i]));
-  CHECK(worst < 2e-6);  // float32 sums of 9 terms of size ~1
-  // The same x and z as blocks 1 and 0, and y as block 2, of a [64, 3, 3·5] basis: same bits.
-  Tensor basis = Tensor::zeros({64, 3, 15});
-  for (int64_t r = 0; r < 64 * 3; ++r)
-    for (int64_t f = 0; f < 5; ++f) {
-      basis[r * 15 + 5 + f] = x[r * 5 + f];
-      basis[r * 15 + f] = z[r * 5 + f];
-    }
-  BlockRows block0 = BlockRows::block(basis, 0, 5);
-  sparse_matmul(level.laplacian, BlockRows::block(basis, 1, 5), BlockRows::block(basis, 2, 5), 2.0f, &block0, -1.0f);
-  int differ = 0;
-  for (int64_t r = 0; r < 64 * 3; ++r)
-    for (int64_t f = 0; f < 5; ++f) differ += basis[r * 15 + 10 + f] != y[r * 5 + f];
-  CHECK(differ == 0);
-  // In place on the added operand: z ← 2·A·x − z.
-  sparse_matmul(level.laplacian, BlockRows::of(x), BlockRows::of(z), 2.0f, &zr, -1.0f);
-  differ = 0;
-  for (int64_t i = 0; i < y.numel(); ++i) differ += z[i] != y[i];
-  CHECK(differ == 0);
+  // F = 5, 16, 32, 100 reach every kernel: a partial tile, a full tile and one, the long-run loop (plain
+  // rows of 3F), and the whole-row segments with a runtime and a fixed width, and long segments.
+  for (const int64_t f : {5, 16, 32, 100}) {
+    INFO("F = ", f);
+    Tensor x = random_tensor({64, 3, f}, 1), z = random_tensor({64, 3, f}, 2);
+    const std::vector<double> expected = dense_step(level.laplacian, x, z);
+    Tensor y = Tensor::empty({64, 3, f});
+    BlockRows zr = BlockRows::of(z);
+    sparse_matmul(level.laplacian, BlockRows::of(x), BlockRows::of(y), 2.0f, &zr, -1.0f);
+    double worst = 0.0;
+    for (int64_t i = 0; i < y.numel(); ++i) worst = std::max(worst, std::abs(y[i] - expected[i]));
+    CHECK(worst < 2e-6);  // float32 sums of 9 terms of size ~1
+    // The same x and z as blocks 1 and 0, and y as block 2, of a [64, 3, 3·F] basis: same bits.
+    Tensor basis = Tensor::zeros({64, 3, 3 * f});
+    for (int64_t r = 0; r < 64 * 3; ++r)
+      for (int64_t c = 0; c < f; ++c) {
+        basis[r * 3 * f + f + c] = x[r * f + c];
+        basis[r * 3 * f + c] = z[r * f + c];
+      }
+    BlockRows block0 = BlockRows::block(basis, 0, f);
+    sparse_matmul(level.laplacian, BlockRows::block(basis, 1, f), BlockRows::block(basis, 2, f), 2.0f, &block0, -1.0f);
+    int differ = 0;
+    for (int64_t r = 0; r < 64 * 3; ++r)
+      for (int64_t c = 0; c < f; ++c) differ += basis[r * 3 * f + 2 * f + c] != y[r * f + c];
+    CHECK(differ == 0);
+    // In place on the added operand: z ← 2·A·x − z.
+    sparse_matmul(level.laplacian, BlockRows::of(x), BlockRows::of(z), 2.0f, &zr, -1.0f);
+    differ = 0;
+    for (int64_t i = 0; i < y.numel(); ++i) differ += z[i] != y[i];
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("sparse_matmul: the same bits on 1 and on 2 threads") {
