@@ -29,7 +29,7 @@ namespace {
 // accumulating in y costs a load and a store per entry, since the compiler must assume y may alias
 // x. A full tile of 32 floats is 4 vectors of 8 (GCC's vector extension: each lane does exactly
 // the scalar code's operations in the same order, so the bits are those of the plain loop); left
-// to itself, GCC vectorised across the entries with gathers instead, 3× slower.
+// to itself, GCC vectorised across the entries with gathers instead (about 1.5× slower here).
 using Float8 = float __attribute__((vector_size(32)));
 constexpr int64_t kTile = 32;
 
@@ -129,9 +129,9 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
         const float* z = add ? add->data + r * add->row_stride() + b * add->segment_stride : nullptr;
         const float* in = x.data + b * x.segment_stride;
         if (length > 2 * kTile) {
-          // Long runs (F·B of a plain [V, C] product, F ≥ 64): entry by entry over the whole run,
-          // which streams each neighbour's row in one go; tiles would revisit every neighbour
-          // row once per tile, and the hardware prefetcher loses track (2× slower at C = 256).
+          // Long runs (a plain [V, C] product, or F > 64): entry by entry over the whole run,
+          // summing in y, which reads each neighbour's run in one go (tiles would revisit each
+          // neighbour once per tile). On the loaded 2-core machine neither was measurably faster.
           for (int64_t c = 0; c < length; ++c) out[c] = z ? add_scale * z[c] : 0.0f;
           for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
             const float v = alpha * a.values[e];
