@@ -32,6 +32,9 @@ TEST_CASE("linear forward by hand, with and without bias") {
   CHECK(y.value[5] == 35.0f);
   CHECK(linear(tape, x, w, Var()).value[5] == 5.0f);
   CHECK_THROWS_WITH_AS(linear(tape, Var(Tensor::zeros({2, 3})), w, b), doctest::Contains("[2,3]"), Error);
+  // A weight with no output features (was a division by zero, SIGFPE, with a bias).
+  CHECK_THROWS_WITH_AS(linear(tape, x, Var(Tensor::zeros({2, 0})), Var(Tensor::zeros({1, 0}))), doctest::Contains("linear: weight is [2,0]"), Error);
+  CHECK_THROWS_WITH_AS(linear(tape, x, Var(Tensor::zeros({2, 0})), Var()), doctest::Contains("linear: weight is [2,0]"), Error);
 }
 
 TEST_CASE("linear gradcheck: bias, no bias, rank-3 input") {
@@ -55,6 +58,10 @@ TEST_CASE("Linear initialisation is seeded and within the Glorot limit") {
   CHECK(a.weight.value[7] != c.weight.value[7]);
   CHECK(a.bias.value[3] == 0.0f);
   CHECK_THROWS_AS(Linear(0, 3), Error);
+  // As linear.hpp says: the stream, not the order of construction, tells two layers apart.
+  Linear first(64, 32), second(64, 32), streamed(64, 32, {.stream = 1});
+  CHECK(first.weight.value[7] == second.weight.value[7]);
+  CHECK(first.weight.value[7] != streamed.weight.value[7]);
 }
 
 TEST_CASE("batch norm in training normalises each feature, running statistics by hand") {
