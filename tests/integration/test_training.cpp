@@ -2,6 +2,7 @@
 // resume as without the interruption, and a stop with a clear message on a non-finite loss.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -9,6 +10,7 @@
 
 #include "apps/common/training_loop.hpp"
 #include "apps/toy_urn/toy_model.hpp"
+#include "autograd/elementwise.hpp"
 #include "apps/toy_urn/urn_data.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -65,15 +67,37 @@ TEST_CASE("resuming from a checkpoint ends with the same weights as an uninterru
 }
 
 TEST_CASE("a non-finite loss stops training, naming the step and the first bad parameter") {
-  auto model = build_model(5, 16);
-  Adam adam(*model);
-  Tape tape;
-  TrainingSetup setup{.steps = 10, .schedule = {1e-3f, 1.0f, 1}, .quiet = true};
-  Tensor inputs = Tensor::empty({64, kFeatures}), labels = Tensor::empty({64, kBins}), tau = Tensor::empty({64, 1});
-  CHECK_THROWS_WITH_AS(train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
-                         make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau);
-                         if (step == 3) inputs[5] = NAN;  // a corrupted input at step 3
-                         return empl_loss(t, model->forward(t, Var(inputs)), labels, tau);
-                       }),
-                       doctest::Contains("step 3"), Error);
+  // Two ways a loss turns non-finite at step 3, both passing every op's input checks: a NaN added
+  // to the loss (its gradients stay finite: no parameter is bad), and the loss multiplied by NaN
+  // (every gradient becomes NaN: the first parameter, 0.weight, is named).
+  for (const bool nan_gradients : {false, true}) {
+    CAPTURE(nan_gradients);
+    auto model = build_model(5, 16);
+    Adam adam(*model);
+    Tape tape;
+    TrainingSetup setup{.steps = 10, .schedule = {1e-3f, 1.0f, 1}, .quiet = true};
+    Tensor inputs = Tensor::empty({64, kFeatures}), labels = Tensor::empty({64, kBins}), tau = Tensor::empty({64, 1});
+    const Tensor before = model->flat_values().clone();
+    std::string message;
+    try {
+      train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
+        make_batch(1, static_cast<uint64_t>(step), inputs, labels, tau);
+        const Var loss = empl_loss(t, model->forward(t, Var(inputs)), labels, tau);
+        if (step != 3) return loss;
+        return nan_gradients ? mul_scalar(t, loss, NAN) : add_scalar(t, loss, NAN);
+      });
+    } catch (const Error& error) {
+      message = error.what();
+    }
+    INFO(message);
+    CHECK(message.find("training stopped at step 3: loss nan") != std::string::npos);
+    if (nan_gradients) CHECK(message.find("first bad parameter: 0.weight[0] (value ") != std::string::npos);
+    else CHECK(message.find("first bad parameter: none") != std::string::npos);
+    // The step that saw the bad loss did not update the parameters: steps 0-2 did.
+    const Tensor after = model->flat_values();
+    bool finite = true;
+    for (int64_t i = 0; i < after.numel(); ++i) finite = finite && std::isfinite(after[i]);
+    CHECK(finite);
+    CHECK_FALSE(std::equal(before.values().begin(), before.values().end(), after.values().begin()));
+  }
 }
