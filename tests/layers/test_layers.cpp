@@ -1,6 +1,7 @@
 // Layers: Linear, BatchNorm1d, Dropout, activations, Sequential, packing, τ input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -206,7 +207,11 @@ TEST_CASE("sequential: names, counts, packing into one allocation, zero_grad") {
   const Var out = model.forward(tape, Var(values({3, 2}, {1, 2, 3, 4, 5, 6})));
   CHECK(out.shape() == Shape{3, 3});
   CHECK(out.value[0] + out.value[1] + out.value[2] == doctest::Approx(1.0f));
-  tape.backward(out, Tensor::full({3, 3}, 0.5f).clone());
+  // Softmax's outputs sum to 1, so a uniform output gradient would give zero input gradients.
+  tape.backward(out, values({3, 3}, {1, 0, 0, 0, 2, 0, 0, 0, 3}));
+  int64_t nonzero = 0;
+  for (float g : model.flat_gradients().values()) nonzero += g != 0.0f;
+  CHECK(nonzero > model.parameter_count() / 2);
   model.zero_grad();
   for (float g : model.flat_gradients().values()) CHECK(g == 0.0f);
 }
@@ -237,16 +242,24 @@ TEST_CASE("Linear, ReLU and BatchNorm chained: gradcheck, and the same gradients
   INFO(r.worst);
   CHECK(r.ok);
 
-  Tape tape;
   std::vector<Var> leaves = {make_leaf(x), make_leaf(w1), make_leaf(b1), make_leaf(w2)};
-  std::vector<float> first;
-  for (int step = 0; step < 2; ++step) {
+  const auto gradients = [&](Tape& tape) {
     for (Var& leaf : leaves) leaf.grad.zero();
     const Var y = chain(tape, leaves);
     tape.backward(sum(tape, mul(tape, y, y)));  // not a plain sum: its gradient through BN is 0
-    if (step == 0) first.assign(leaves[0].grad.values().begin(), leaves[0].grad.values().end());
-    CHECK(std::vector<float>(leaves[0].grad.values().begin(), leaves[0].grad.values().end()) == first);
+    std::vector<float> all;
+    for (const Var& leaf : leaves) all.insert(all.end(), leaf.grad.values().begin(), leaf.grad.values().end());
     tape.clear();
+    return all;
+  };
+  Tape fresh;
+  const std::vector<float> reference = gradients(fresh);  // every buffer new
+  CHECK(std::count(reference.begin(), reference.end(), 0.0f) == 0);
+  Tape reused;
+  for (int step = 0; step < 3; ++step) {
+    gradients(reused);  // leaves last step's gradients in the reused buffers
+    CAPTURE(step);
+    CHECK(gradients(reused) == reference);
   }
 }
 
