@@ -130,3 +130,31 @@ TEST_CASE("backward refuses a loss with more than one element") {
   const Var y = matmul(tape, w, w);
   CHECK_THROWS_WITH_AS(tape.backward(y), doctest::Contains("[2,2]"), Error);
 }
+
+namespace {
+
+// y = 1e-3·x elementwise, whose backward is 10% too large: the size of error a dropped factor or
+// a wrong τ gives in a loss gradient of size 1/(B·N).
+void scaled_backward_too_large(Node& node) {
+  for (int64_t i = 0; i < node.output.grad.numel(); ++i) node.inputs[0].grad[i] += 1.1e-3f * node.output.grad[i];
+}
+
+Var scaled_with_wrong_gradient(Tape& tape, const Var& x) {
+  Var y = tape.make_output(x.shape(), {&x});
+  for (int64_t i = 0; i < x.value.numel(); ++i) y.value[i] = 1e-3f * x.value[i];
+  tape.record("scaled_with_wrong_gradient", scaled_backward_too_large, y, {&x});
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("gradcheck catches a 10% error in a gradient of size 1e-3 (its floor scales with the gradient)") {
+  const Tensor x = Tensor::from({2, 3}, std::vector<float>{0.5f, -1.0f, 2.0f, 0.3f, 0.8f, -0.2f});
+  const auto wrong = gradcheck([](Tape& t, const std::vector<Var>& in) { return scaled_with_wrong_gradient(t, in[0]); }, {x});
+  INFO(wrong.worst);
+  CHECK_FALSE(wrong.ok);
+  // The same op with the right gradient passes: the floor is not so tight that round-off fails it.
+  const auto right = gradcheck([](Tape& t, const std::vector<Var>& in) { return mul_scalar(t, in[0], 1e-3f); }, {x});
+  INFO(right.worst);
+  CHECK(right.ok);
+}
