@@ -37,7 +37,9 @@ TEST_CASE("bimodal: coverage of perfectly calibrated quantiles is about alpha") 
   const auto truth = sample_truth({0.5, 0.5, 0.5}, 20000, 3);
   const auto quantiles = truth_quantiles(truth);
   const auto coverage = coverage_curve(quantiles, truth);
-  for (int a = 0; a < kAlphas; ++a) CHECK(coverage[a] == doctest::Approx(alpha_level(a)).epsilon(0.05));
+  // Measured: α + 0.0006 to α + 0.0092 (ties of the histogram values count as covered). The old
+  // Approx(α).epsilon(0.05) allowed ±0.05·(1 + α), up to ±0.1: a coverage of 0.15 for α = 0.05 passed.
+  for (int a = 0; a < kAlphas; ++a) CHECK(std::abs(coverage[a] - alpha_level(a)) < 0.015);
 }
 
 TEST_CASE("bimodal end to end: a short run calibrates its quantiles, both losses write their tables") {

@@ -42,9 +42,9 @@ TEST_CASE("toy_urn: supplementary S1 expectations, analytic and Monte Carlo") {
   CHECK(expected_emd_mean_strategy(5) == doctest::Approx(0.32));
   CHECK(expected_emd_mean_strategy(7) / expected_emd_median_strategy(7) == doctest::Approx(4.0 / 3.0));
   const StrategyEstimate estimate = monte_carlo_emd(5, 200000, 1);
-  // Standard error of the mean of 200,000 single-draw EMDs (sd < 0.3): < 7e-4.
-  CHECK(estimate.median_strategy == doctest::Approx(0.24).epsilon(0.015));
-  CHECK(estimate.mean_strategy == doctest::Approx(0.32).epsilon(0.015));
+  // Standard error of the mean of 200,000 single-draw EMDs (sd < 0.3): < 7e-4; 5 of them.
+  CHECK(std::abs(estimate.median_strategy - 0.24) < 0.0035);
+  CHECK(std::abs(estimate.mean_strategy - 0.32) < 0.0035);
 }
 
 TEST_CASE("toy_urn: a batch is the same for 1 and 2 threads, and its labels are histograms") {
