@@ -16,12 +16,26 @@ namespace {
 
 std::string reason() { return std::strerror(errno); }
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // The rename would replace whatever is there: never a device, a FIFO or a socket (as root,
+  // --save /dev/null would otherwise turn /dev/null into a regular file).
+  struct stat existing;
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    fail("cannot write ", path, ": it is ", kind_of(existing.st_mode), ", not a regular file");
   std::string temporary = (folder / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   const int fd = mkstemp(temporary.data());
   if (fd < 0) fail("cannot write ", path, ": ", reason());
@@ -57,19 +71,6 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     ::close(dir);
   }
 }
-
-namespace {
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
 
 InputFile::InputFile(const std::string& path, uint64_t max_bytes, const char* what) : path_(path) {
   if (path.empty()) fail("cannot read a file with an empty path");

@@ -119,6 +119,7 @@ void check_bad_inputs(Fixture& fixture, const std::string& app, const std::strin
       for (const std::string& name : row.named) CHECK(run.err.find(fixture.expand(name)) != std::string::npos);
       CHECK(run.out.empty());
       CHECK(fixture.listing() == before);  // no --out folder, no checkpoint, no temporary file
+      CHECK(std::filesystem::is_fifo(fixture.folder.file("fifo")));  // not replaced by a file
       if (trains) CHECK(slurp(fixture.folder.file("kept.ckpt")) == kept);
       if (!trains || row.arguments.find("--save") != std::string::npos) break;  // the row's own --save, or none
     }
@@ -162,6 +163,7 @@ std::vector<BadInput> common_rows(const std::string& other) {
       {"a 2 GiB checkpoint", "--load {dir}/huge.ckpt", {"{dir}/huge.ckpt", "2147483648 bytes"}, true},
       {"--resume of /dev/zero", "--resume /dev/zero", {"/dev/zero", "not a regular file"}, true},
       {"--resume of a FIFO", "--resume {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+      {"--save that is a FIFO", "--save {dir}/fifo", {"--save", "{dir}/fifo", "not a regular file"}, true},
       {"a symbolic link to /dev/zero as checkpoint", "--load {dir}/zero_link", {"{dir}/zero_link", "not a regular file"}, true},
   };
 }

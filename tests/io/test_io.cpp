@@ -82,6 +82,9 @@ TEST_CASE("read_file refuses what is not a regular file before opening it, and f
   TemporaryFolder folder;
   REQUIRE(mkfifo(folder.file("fifo").c_str(), 0600) == 0);  // opening it for reading would block
   CHECK_THROWS_WITH_AS(read_file(folder.file("fifo")), doctest::Contains("FIFO"), Error);
+  // Nor is it written over: the rename would replace it (as root, /dev/null too) with a file.
+  CHECK_THROWS_WITH_AS(write_file_atomically(folder.file("fifo"), "x"), doctest::Contains("FIFO"), Error);
+  CHECK(fs::is_fifo(folder.file("fifo")));
   CHECK_THROWS_WITH_AS(read_file("/dev/zero"), doctest::Contains("/dev/zero: it is a character device"), Error);
   CHECK_THROWS_WITH_AS(read_file(folder.path.string()), doctest::Contains("directory"), Error);
   CHECK_THROWS_WITH_AS(read_file(""), doctest::Contains("empty path"), Error);
