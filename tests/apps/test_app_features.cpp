@@ -97,3 +97,15 @@ TEST_CASE("a checkpoint of another format version is refused, naming both versio
                                ", this build reads version " + std::to_string(kCheckpointVersion);
   CHECK_THROWS_WITH_AS(parse_checkpoint(bytes, "c.ckpt"), doctest::Contains(expected.c_str()), Error);
 }
+
+TEST_CASE("a run killed before it wrote anything leaves no --out folder (not even on SIGKILL)") {
+  // The folder is proven creatable at start and made by the first write only; a run stopped while
+  // loading or training (here by SIGKILL, which no handler sees) leaves nothing to clean up.
+  TemporaryFolder folder;
+  const std::string script = std::string(EMPL_BINARY_DIR) + "/toy_urn --steps 1000000 --batch 16 --threads 1 --quiet --out " +
+                             folder.file("out") + " > /dev/null 2>&1 & pid=$!; sleep 0.5; kill -0 $pid && echo running > " +
+                             folder.file("state") + "; kill -KILL $pid; wait $pid";
+  std::system(("sh -c '" + script + "'").c_str());
+  CHECK(slurp(folder.file("state")) == "running\n");  // killed while training, not after an early exit
+  CHECK_FALSE(std::filesystem::exists(folder.file("out")));
+}
