@@ -26,7 +26,7 @@ namespace {
 // Trains the toy model (batch norm included) for `steps` steps and returns its packed weights.
 // With `interrupt_at` > 0 the run sends itself SIGINT during that step, as Ctrl-C would.
 Tensor train_toy(int threads, int64_t steps, const std::string& save = "", const std::string& resume = "",
-                 int64_t interrupt_at = -1, int64_t batch = 256, int64_t hidden = 32) {
+                 int64_t interrupt_at = -1, int64_t batch = 256, int64_t hidden = 32, int64_t* first_step = nullptr) {
   const int before = num_threads();
   set_num_threads(threads);
   auto model = build_model(5, hidden);
@@ -36,6 +36,7 @@ Tensor train_toy(int threads, int64_t steps, const std::string& save = "", const
   TrainingSetup setup{.steps = steps, .schedule = {1e-2f, 0.1f, steps}, .save_path = save, .save_every = 1000,
                       .resume_path = resume, .metadata = {{"app", "test"}}, .quiet = true};
   train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
+    if (first_step && *first_step < 0) *first_step = step;
     if (step == interrupt_at) std::raise(SIGINT);
     make_batch(9, static_cast<uint64_t>(step), inputs, labels, tau);
     return empl_loss(t, model->forward(t, Var(inputs)), labels, tau);
@@ -62,7 +63,11 @@ TEST_CASE("resuming from a checkpoint ends with the same weights as an uninterru
   const Tensor uninterrupted = train_toy(2, 40);
   // Ctrl-C during step 20: the loop finishes the step, saves, and stops with Interrupted.
   CHECK_THROWS_WITH_AS(train_toy(2, 40, folder.file("run.ckpt"), "", 20), doctest::Contains("at step 21"), Interrupted);
-  const Tensor resumed = train_toy(2, 40, folder.file("run.ckpt"), folder.file("run.ckpt"));
+  // A run that ignored --resume would start again at step 0 and reach the same bits too: the
+  // resumed run must begin at step 21.
+  int64_t first_step = -1;
+  const Tensor resumed = train_toy(2, 40, folder.file("run.ckpt"), folder.file("run.ckpt"), -1, 256, 32, &first_step);
+  CHECK(first_step == 21);
   CHECK(bit_identical(uninterrupted, resumed));
 }
 
