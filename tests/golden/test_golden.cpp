@@ -1,5 +1,6 @@
 // Golden tests against PyTorch, an implementation independent of empl (as llm.c checks its C
-// against a PyTorch dump): one training step of the toy network and the EMPL of hand-made
+// against a PyTorch dump): one training step of the toy network (EMPL), one of the bimodal network
+// (Gaussian NLL), and the EMPL of hand-made
 // histograms, compared with fixtures made by tests/golden/make_golden.py (its docstring says how
 // to run it and what each file holds). The fixtures are NumPy-written .npy files, so loading them
 // also checks io/npy against NumPy itself.
@@ -16,6 +17,7 @@
 #include "layers/linear.hpp"
 #include "layers/sequential.hpp"
 #include "losses/empl.hpp"
+#include "losses/gaussian_nll.hpp"
 #include "optim/adam.hpp"
 
 using namespace empl;
@@ -42,6 +44,38 @@ void check_close(const std::string& what, const Tensor& actual, const Tensor& ex
   CHECK(worst <= relative * largest);
 }
 
+// Compares the model's gradients with grad_<name>.npy, takes one Adam step (lr 1e-3, Keras's
+// betas and ε, as the fixtures' torch.optim.Adam) and compares with after_<name>.npy.
+void check_gradients_and_adam_step(Sequential& model, const std::string& folder) {
+  model.visit_parameters("", [&](const std::string& name, Var& var) {
+    check_close("gradient of " + name, var.grad, fixture(folder, "grad_" + name), 1e-4);
+  });
+  Adam adam(model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
+  adam.step(1e-3f);
+  // The first Adam step is θ − lr·g/(|g| + ε): about lr = 1e-3 for every parameter, compared to
+  // 1e-6 (0.1% of the step) plus what the gradient's own allowed error δ (1e-4 of its largest
+  // element, as above) can move it: lr·δ/(|g| + ε) bounds the change of g/(|g| + ε). That term
+  // matters only where |g| is near ε, e.g. a bias before a batch norm, whose gradient is ~0.
+  for (const NamedTensor& p : model.named_parameters()) {
+    const Tensor expected = fixture(folder, "after_" + p.name), gradient = fixture(folder, "grad_" + p.name);
+    double largest = 0.0;
+    for (int64_t i = 0; i < gradient.numel(); ++i) largest = std::max(largest, double(std::abs(gradient[i])));
+    int64_t outside = 0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+      const double allowed = 1e-6 + 1e-3 * 1e-4 * largest / (std::abs(gradient[i]) + 1e-7);
+      outside += std::abs(double(p.tensor[i]) - double(expected[i])) > allowed;
+    }
+    INFO(p.name, " after one Adam step");
+    CHECK(outside == 0);
+  }
+}
+
+void load_parameters(Sequential& model, const std::string& folder, size_t count) {
+  std::vector<NamedTensor> parameters = model.named_parameters();
+  REQUIRE(parameters.size() == count);
+  for (NamedTensor& p : parameters) p.tensor.copy_from(fixture(folder, "param_" + p.name).reshape(p.tensor.shape()));
+}
+
 }  // namespace
 
 TEST_CASE("golden: one toy training step (loss, every gradient, Adam) agrees with PyTorch") {
@@ -54,39 +88,35 @@ TEST_CASE("golden: one toy training step (loss, every gradient, Adam) agrees wit
   model.add<Linear>(8, 5);
   model.add<Softmax>();
   model.pack();
-  std::vector<NamedTensor> parameters = model.named_parameters();
-  REQUIRE(parameters.size() == 10);
-  for (NamedTensor& p : parameters) p.tensor.copy_from(fixture("toy_step", "param_" + p.name).reshape(p.tensor.shape()));
-  Adam adam(model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
-
+  load_parameters(model, "toy_step", 10);
   model.train();
   Tape tape;
   const Var loss = empl_loss(tape, model.forward(tape, Var(fixture("toy_step", "inputs"))), fixture("toy_step", "labels"),
                              fixture("toy_step", "tau"));
   model.zero_grad();
   tape.backward(loss);
-  const float expected_loss = fixture("toy_step", "loss")[0];
-  CHECK(loss.value.item() == doctest::Approx(expected_loss).epsilon(1e-5).scale(0));
-  model.visit_parameters("", [&](const std::string& name, Var& var) {
-    check_close("gradient of " + name, var.grad, fixture("toy_step", "grad_" + name), 1e-4);
-  });
-  adam.step(1e-3f);
-  // The first Adam step is θ − lr·g/(|g| + ε): about lr = 1e-3 for every parameter, compared to
-  // 1e-6 (0.1% of the step) plus what the gradient's own allowed error δ (1e-4 of its largest
-  // element, as above) can move it: lr·δ/(|g| + ε) bounds the change of g/(|g| + ε). That term
-  // matters only where |g| is near ε, e.g. a bias before a batch norm, whose gradient is ~0.
-  for (const NamedTensor& p : model.named_parameters()) {
-    const Tensor expected = fixture("toy_step", "after_" + p.name), gradient = fixture("toy_step", "grad_" + p.name);
-    double largest = 0.0;
-    for (int64_t i = 0; i < gradient.numel(); ++i) largest = std::max(largest, double(std::abs(gradient[i])));
-    int64_t outside = 0;
-    for (int64_t i = 0; i < expected.numel(); ++i) {
-      const double allowed = 1e-6 + 1e-3 * 1e-4 * largest / (std::abs(gradient[i]) + 1e-7);
-      outside += std::abs(double(p.tensor[i]) - double(expected[i])) > allowed;
-    }
-    INFO(p.name, " after one Adam step");
-    CHECK(outside == 0);
-  }
+  CHECK(loss.value.item() == doctest::Approx(fixture("toy_step", "loss")[0]).epsilon(1e-5).scale(0));
+  check_gradients_and_adam_step(model, "toy_step");
+}
+
+TEST_CASE("golden: one bimodal training step with the Gaussian NLL (loss, every gradient, Adam) agrees with PyTorch") {
+  // The bimodal network of apps/bimodal at hidden = 8 with 2N = 20 outputs, one log-variance below
+  // the clip at −15.
+  Sequential model;
+  model.add<Linear>(4, 8);
+  model.add<ReLU>();
+  model.add<Linear>(8, 8);
+  model.add<ReLU>();
+  model.add<Linear>(8, 20);
+  model.pack();
+  load_parameters(model, "bimodal_gauss", 6);
+  Tape tape;
+  const Var loss = gaussian_nll_loss(tape, model.forward(tape, Var(fixture("bimodal_gauss", "inputs"))),
+                                     fixture("bimodal_gauss", "labels"));
+  model.zero_grad();
+  tape.backward(loss);
+  CHECK(loss.value.item() == doctest::Approx(fixture("bimodal_gauss", "loss")[0]).epsilon(1e-5).scale(0));
+  check_gradients_and_adam_step(model, "bimodal_gauss");
 }
 
 TEST_CASE("golden: the EMPL and smoothed EMPL of hand-made histograms and their gradients agree with PyTorch") {
