@@ -19,7 +19,8 @@ std::string npy_bytes_int64(std::span<const int64_t> values);
 void save_npy(const std::string& path, const Tensor& tensor);  // written atomically
 
 // Reads '<f4' C-order arrays of versions 1.0 to 3.0 and up to 4 dims; anything else is refused
-// with a message naming the file and the problem.
+// with a message naming the file and the problem. load_npy reads the header first (at most 64 KiB)
+// and the data only once the shape it promises matches the file's size.
 Tensor parse_npy(const std::string& bytes, const std::string& name = "npy data");
 Tensor load_npy(const std::string& path);
 
