@@ -1,7 +1,8 @@
-// NumPy .npy files of float32 arrays (and 1-D int64 ones, written only) (format 1.0), readable by numpy.load, so results can be
-// checked from outside. Header: magic "\x93NUMPY", version, header length, a Python dict
-// literal {'descr': '<f4', 'fortran_order': False, 'shape': (...), } padded with spaces to a
-// multiple of 64 bytes and ended by a newline; then the raw little-endian data in C order.
+// NumPy .npy files of float32 arrays (format 1.0; 1-D int64 ones too, written only), readable by
+// numpy.load, so results can be checked from outside. Header: magic "\x93NUMPY", version, header
+// length, a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (...), } padded
+// with spaces to a multiple of 64 bytes and ended by a newline; then the raw little-endian data in
+// C order.
 #pragma once
 
 #include <cstdint>
