@@ -12,15 +12,9 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 
-}  // namespace
-
-std::string npy_bytes(const Tensor& tensor) {
-  // Python tuple syntax: "()", "(5,)", "(2, 3)".
-  std::string shape = "(";
-  for (int axis = 0; axis < tensor.rank(); ++axis)
-    shape += (axis > 0 ? ", " : "") + std::to_string(tensor.shape()[axis]);
-  shape += tensor.rank() == 1 ? ",)" : ")";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+// The header for `descr` ('<f4', '<i8') and a Python shape tuple, padded to a multiple of 64.
+std::string npy_header(const std::string& descr, const std::string& shape) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   const size_t unpadded = 10 + header.size() + 1;  // magic 6 + version 2 + length 2, newline 1
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
@@ -30,7 +24,25 @@ std::string npy_bytes(const Tensor& tensor) {
   bytes += static_cast<char>(header.size() & 0xff);
   bytes += static_cast<char>(header.size() >> 8);
   bytes += header;
+  return bytes;
+}
+
+}  // namespace
+
+std::string npy_bytes(const Tensor& tensor) {
+  // Python tuple syntax: "()", "(5,)", "(2, 3)".
+  std::string shape = "(";
+  for (int axis = 0; axis < tensor.rank(); ++axis)
+    shape += (axis > 0 ? ", " : "") + std::to_string(tensor.shape()[axis]);
+  shape += tensor.rank() == 1 ? ",)" : ")";
+  std::string bytes = npy_header("<f4", shape);
   bytes.append(reinterpret_cast<const char*>(tensor.data()), static_cast<size_t>(tensor.numel()) * sizeof(float));
+  return bytes;
+}
+
+std::string npy_bytes_int64(std::span<const int64_t> values) {
+  std::string bytes = npy_header("<i8", "(" + std::to_string(values.size()) + ",)");
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));  // little-endian host
   return bytes;
 }
 
