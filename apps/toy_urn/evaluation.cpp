@@ -71,6 +71,10 @@ Accuracy accuracy(const QuantileTable& table) {
           (x == 10 ? result.x10_counts : result.x100_counts) = std::max(x == 10 ? result.x10_counts : result.x100_counts, counts);
         } else if (x == 1000) {
           result.x1000_abs = std::max(result.x1000_abs, std::abs(p - q));
+          const int64_t count = std::llround(p * static_cast<double>(x));
+          const double prob = static_cast<double>(j) / kBins;
+          const double below = binomial_cdf(count - 1, x, prob), at = binomial_cdf(count, x, prob);
+          result.x1000_tau = std::max({result.x1000_tau, below - kTaus[t], kTaus[t] - at});
         } else {
           const double step = static_cast<double>(kBins - j) / kBins;  // M_j jumps to 1 above τ = (N − j)/N
           if (std::abs(kTaus[t] - step) > 0.05 + 1e-9) result.x1_abs = std::max(result.x1_abs, std::abs(p - q));

@@ -118,6 +118,7 @@ int run(int argc, char** argv) {
   std::printf("  x = 10    distance to a tau'-quantile, counts    %.4f   (bound 0.5)\n", a.x10_counts);
   std::printf("  x = 100   distance to a tau'-quantile, counts    %.4f   (bound 0.5)\n", a.x100_counts);
   std::printf("  x = 1000  |pred - analytic|                      %.4f   (bound 0.015)\n", a.x1000_abs);
+  std::printf("  x = 1000  error in tau (level of the prediction)  %.4f\n", a.x1000_tau);
   std::printf("  all bounds %s\n", a.ok() ? "hold" : "NOT met");
   for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
   if (!options.save.empty() && options.load.empty()) std::printf("wrote %s\n", options.save.c_str());
