@@ -17,9 +17,11 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
 #include "io/svg_plot.hpp"
 #include "losses/empl.hpp"
 #include "losses/gaussian_nll.hpp"
+#include "optim/weight_average.hpp"
 
 using namespace empl;
 using namespace empl::bimodal;
@@ -103,7 +105,12 @@ int run(int argc, char** argv) {
   cxxopts::Options parser("bimodal", "Bimodal histogram distributions (paper supplementary S2)");
   const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl", .losses = {"empl", "gauss"}, .out = "out/bimodal"};
   add_common_options(parser, defaults);
-  parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>());
+  parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>())
+      ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
+       cxxopts::value<float>()->default_value("0"))
+      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("2000"))
+      ("lr-decay", "the learning rate 1e-3 decays exponentially by this factor over the run (1: constant)",
+       cxxopts::value<float>()->default_value("1"));
   const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
@@ -123,11 +130,19 @@ int run(int argc, char** argv) {
   const std::map<std::string, std::string> identity = {{"app", "bimodal"}, {"loss", options.loss}};
   Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
   Tensor tau = Tensor::empty({options.batch, 1});
-  const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
+  const float average_decay = parsed["average-decay"].as<float>();
+  const int64_t average_from = options.steps - parsed["average-steps"].as<int64_t>();
+  WeightAverage average(*model, average_decay);
+  StepHook hook;
+  if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};
+  const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, parsed["lr-decay"].as<float>(), options.steps}, [&](Tape& t, int64_t step) {
     make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
     const Var output = model->forward(t, Var(inputs));
     return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
-  });
+  }, hook);
+  // Evaluate with the averaged weights when the run (or the loaded checkpoint) has them.
+  if (!options.load.empty()) average.restore_from(load_checkpoint(options.load).tensors);
+  if (average.count() > 0) average.swap_into_model();
   const double seconds = result.seconds, final_loss = result.final_loss;
 
   std::vector<InputResult> results;

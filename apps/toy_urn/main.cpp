@@ -18,7 +18,9 @@
 #include "core/parallel.hpp"
 #include "core/rowwise.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
 #include "io/npy.hpp"
+#include "optim/weight_average.hpp"
 
 using namespace empl;
 using namespace empl::toy_urn;
@@ -64,7 +66,12 @@ int run(int argc, char** argv) {
       ("compare", "checkpoints of models trained with other losses (e.g. em1, xe) to draw at x = 1",
        cxxopts::value<std::vector<std::string>>())
       ("s1", "supplementary S1 instead of training: expected EMD of one draw, analytic vs Monte Carlo")
-      ("s1-samples", "Monte-Carlo samples for --s1", cxxopts::value<int64_t>()->default_value("1000000"));
+      ("s1-samples", "Monte-Carlo samples for --s1", cxxopts::value<int64_t>()->default_value("1000000"))
+      ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
+       cxxopts::value<float>()->default_value("0"))
+      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("2000"))
+      ("bn-passes", "before evaluating, re-estimate the batch-norm statistics with this many forward passes",
+       cxxopts::value<int64_t>()->default_value("0"));
   const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
@@ -88,11 +95,32 @@ int run(int argc, char** argv) {
   Tensor tau = Tensor::empty({options.batch, 1});
   const float fixed_tau = uses_tau(options.loss) ? -1.0f : 0.5f;
   const ExponentialDecay schedule{1e-3f, 0.1f, options.steps};  // 1e-3 decaying to 1e-4 over the run
+  const float average_decay = parsed["average-decay"].as<float>();
+  const int64_t average_from = options.steps - parsed["average-steps"].as<int64_t>();
+  WeightAverage average(*model, average_decay);
+  StepHook hook;
+  if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};
   const TrainingResult result = train_or_load(*model, options, identity, schedule, [&](Tape& t, int64_t step) {
     make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, fixed_tau);
     return training_loss(options.loss, t, model->forward(t, Var(inputs)), labels, tau);
-  });
+  }, hook);
   const double seconds = result.seconds, final_loss = result.final_loss;
+  // Evaluate with the averaged weights when the run (or the loaded checkpoint) has them.
+  if (!options.load.empty()) average.restore_from(load_checkpoint(options.load).tensors);
+  if (average.count() > 0) average.swap_into_model();
+  // The batch-norm statistics were gathered with the weights of the last few steps; with other
+  // (averaged) weights, training-mode passes over fresh batches (steps past the run's) renew them.
+  const int64_t bn_passes = parsed["bn-passes"].as<int64_t>();
+  if (bn_passes > 0 && options.load.empty()) {
+    model->train();
+    Tape tape;
+    Tape::NoGrad no_grad(tape);
+    for (int64_t k = 0; k < bn_passes; ++k) {
+      make_batch(options.seed, static_cast<uint64_t>(options.steps + k), inputs, labels, tau, fixed_tau);
+      model->forward(tape, Var(inputs));
+      tape.clear();
+    }
+  }
 
   const QuantileTable table = evaluate(*model, uses_tau(options.loss));
   std::vector<std::string> written;
