@@ -3,7 +3,11 @@
 // bin-wise Gaussian likelihood (--loss gauss) cannot.
 //
 //   bimodal [--steps 10000] [--loss empl|gauss] [--out DIR] [--save CKPT] [--load CKPT]
-//           [--compare GAUSS.ckpt]
+//           [--compare GAUSS.ckpt] [--average-decay 0.995] [--average-steps 1500]
+//
+// The learning rate is constant (1e-3), so the last steps' weights scatter; evaluation uses an
+// exponential moving average of the weights over the last 1500 steps (optim/weight_average.hpp),
+// which halves the calibration deviation at (0.2, 0.8, 0.8) (scripts/accuracy.sh).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -107,10 +111,8 @@ int run(int argc, char** argv) {
   add_common_options(parser, defaults);
   parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>())
       ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
-       cxxopts::value<float>()->default_value("0"))
-      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("2000"))
-      ("lr-decay", "the learning rate 1e-3 decays exponentially by this factor over the run (1: constant)",
-       cxxopts::value<float>()->default_value("1"));
+       cxxopts::value<float>()->default_value("0.995"))
+      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("1500"));
   const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
@@ -131,11 +133,14 @@ int run(int argc, char** argv) {
   Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
   Tensor tau = Tensor::empty({options.batch, 1});
   const float average_decay = parsed["average-decay"].as<float>();
-  const int64_t average_from = options.steps - parsed["average-steps"].as<int64_t>();
+  const int64_t average_steps = parsed["average-steps"].as<int64_t>();
+  if (!(average_decay >= 0.0f && average_decay < 1.0f)) fail("--average-decay must be in [0, 1), got ", average_decay);
+  if (average_steps <= 0) fail("--average-steps must be positive, got ", average_steps);
+  const int64_t average_from = options.steps - average_steps;
   WeightAverage average(*model, average_decay);
   StepHook hook;
   if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};
-  const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, parsed["lr-decay"].as<float>(), options.steps}, [&](Tape& t, int64_t step) {
+  const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
     make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
     const Var output = model->forward(t, Var(inputs));
     return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
