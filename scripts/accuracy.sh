@@ -5,7 +5,8 @@
 # worst toy error at each x (bounds: x = 1 <= 0.1, x = 10 and 100 <= 0.5 count from a tau'-quantile
 # with |tau' - tau| <= 0.05, x = 1000 <= 0.015; the error in tau at x = 1000 is reported) and the
 # bimodal calibration deviation at each of its three inputs (bound < 0.03), then the worst of all.
-# Not a test: 20 trainings, about 15 minutes on 2 free cores (the run time is printed at the end).
+# Not a test: 20 trainings; 27 min on a 2-core AMD EPYC shared with other builds (about half that on
+# 2 free cores); the run time is printed at the end.
 #
 #   scripts/accuracy.sh [BUILD_DIR]          environment: SEEDS="1 2 3 4 5" KERNELS="native Haswell"
 #                                            JOBS=2 OUT=out/accuracy TOY_FLAGS= BIMODAL_FLAGS= APPS="toy_urn bimodal"
