@@ -27,7 +27,7 @@ TEST_CASE("toy_urn and bimodal: --load evaluates the saved run's averaged weight
   }
 }
 
-TEST_CASE("toy_urn and bimodal: --average-decay outside [0, 1) and --average-steps <= 0 are refused") {
+TEST_CASE("toy_urn and bimodal: an average decay of 1 and 0 average steps are refused") {
   for (const std::string app : {"toy_urn", "bimodal"}) {
     CAPTURE(app);
     TemporaryFolder folder;

@@ -83,7 +83,7 @@ TEST_CASE("WeightAverage: its state restores into a fresh average, which then go
   CHECK_FALSE(second.restore_from(p.model.named_parameters()));  // no average in it
 }
 
-TEST_CASE("WeightAverage: a decay outside [0, 1) and a swap before any update throw") {
+TEST_CASE("WeightAverage: a decay of 1 or below 0 and a swap before any update throw") {
   TwoParameters p;
   CHECK_THROWS_WITH(WeightAverage(p.model, 1.0f), doctest::Contains("decay 1"));
   CHECK_THROWS_WITH(WeightAverage(p.model, -0.5f), doctest::Contains("decay -0.5"));
