@@ -21,6 +21,13 @@
 
 namespace empl {
 
+// Optional work after each optimizer step (a weight average: optim/weight_average.hpp) and its
+// state, which checkpoints carry after the optimizer's and a resume restores.
+struct StepHook {
+  std::function<void(int64_t step)> after_step;  // called with the step just taken (from 0)
+  std::vector<NamedTensor> state;
+};
+
 struct TrainingSetup {
   int64_t steps = 0;
   ExponentialDecay schedule;
@@ -29,6 +36,7 @@ struct TrainingSetup {
   std::string resume_path;        // continue from this checkpoint when not empty
   std::map<std::string, std::string> metadata;  // written into checkpoints ("app", "loss", ...)
   bool quiet = false;
+  StepHook hook;
 };
 
 // Computes the loss of step `step` on the tape (the loop does the rest).
@@ -46,7 +54,7 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
 // (which must carry `identity` in its metadata) and return a result with no steps; otherwise train
 // it with Adam (--steps, --save, --resume, --quiet) and the given schedule.
 TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
-                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss);
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook = {});
 
 // Everything a run needs to continue exactly: parameters, buffers, optimizer state.
 std::vector<NamedTensor> training_state(Module& model, Adam& optimizer);
