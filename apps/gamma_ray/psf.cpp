@@ -41,7 +41,7 @@ double sample_psf_radius(const Psf& psf, Rng& rng) {
     return psf.gaussian_sigma_rad * std::sqrt(-2.0 * std::log1p(-rng.uniform_double()));
   }
   const KingPsf& k = psf.king;
-  const bool core = rng.uniform_double() > k.core_fraction;
+  const bool core = rng.uniform_double() < k.core_fraction;
   const double u = rng.uniform_double();
   const double x = core ? king_inverse(u, k.sigma_core, k.gamma_core) : king_inverse(u, k.sigma_tail, k.gamma_tail);
   return x * k.scale_rad;

@@ -21,7 +21,7 @@ struct KingPsf {
 
 enum class PsfKind { king, gaussian };
 
-inline constexpr double kGaussianPsfSigmaDeg = 0.19;
+inline constexpr double kGaussianPsfSigmaDeg = 0.1812;
 
 struct Psf {
   PsfKind kind = PsfKind::king;
