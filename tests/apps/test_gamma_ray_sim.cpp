@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/gamma_ray/psf.hpp"
+#include "apps/gamma_ray/source_counts.hpp"
 #include "core/random.hpp"
 
 using namespace empl;
@@ -102,4 +103,97 @@ TEST_CASE("gamma_ray psf: Gaussian radii are Rayleigh with sigma 0.1812 deg; 0.1
   MESSAGE("Gaussian KS D = " << d << ", against 0.19 deg " << d_wrong << ", bound " << ks_bound(n));
   CHECK(d < ks_bound(n));
   CHECK(d_wrong > ks_bound(n));
+}
+
+namespace {
+
+// dN/dS written out again from GAMMA_RAY.md (not source_counts.cpp's segments), per pixel.
+double reference_dnds(const SourceCountParams& p, double s) {
+  const double a = std::pow(10.0, p.log10_a);
+  if (s >= p.s1) return a * std::pow(s / p.s1, -p.n1);
+  if (s >= p.s2) return a * std::pow(s / p.s1, -p.n2);
+  return a * std::pow(p.s2 / p.s1, -p.n2) * std::pow(s / p.s2, -p.n3);
+}
+
+// ∫ dN/dS numerically on a log grid, S = e^u from 1e-9 to 1e7 (the tails beyond are < 1e-10 of
+// the total for the parameters below): cumulative values at the grid points.
+struct NumericFluxCdf {
+  double u0 = std::log(1e-9), h;
+  std::vector<double> cum;
+  explicit NumericFluxCdf(const SourceCountParams& p) {
+    const int steps = 400000;
+    h = (std::log(1e7) - u0) / steps;
+    cum.resize(steps + 1);
+    const auto f = [&](int i) { const double s = std::exp(u0 + i * h); return reference_dnds(p, s) * s; };
+    cum[0] = 0.0;
+    for (int i = 1; i <= steps; ++i) cum[i] = cum[i - 1] + 0.5 * h * (f(i - 1) + f(i));
+  }
+  double total() const { return cum.back(); }
+  double operator()(double s) const {
+    if (s <= 0.0) return 0.0;
+    const double x = (std::log(s) - u0) / h;
+    if (x <= 0.0) return 0.0;
+    const size_t i = static_cast<size_t>(x);
+    if (i + 1 >= cum.size()) return 1.0;
+    return (cum[i] + (x - static_cast<double>(i)) * (cum[i + 1] - cum[i])) / total();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gamma_ray source counts: S follows dN/dS integrated numerically; the source number is Poisson(A·pixels·∫dN/dS)") {
+  // Generic indices, and n2 = 1 (the logarithmic segment); n3 ≤ 0 keeps the numeric integral's
+  // lower tail negligible.
+  for (const SourceCountParams p : {SourceCountParams{-3.0, 3.0, 1.7, -0.5, 25.0, 2.0},
+                                    SourceCountParams{-2.0, 2.5, 1.0, 0.0, 10.0, 0.5}}) {
+    const NumericFluxCdf reference(p);
+    CHECK(dnds_integral(p) == doctest::Approx(reference.total()).epsilon(1e-6));
+    for (const double s : {0.1, 1.0, 5.0, 30.0}) CHECK(dnds(p, s) == doctest::Approx(reference_dnds(p, s)).epsilon(1e-12));
+    Rng rng(3, 2, 0);
+    const size_t n = 20000;
+    std::vector<double> fluxes(n);
+    for (double& s : fluxes) s = sample_source_flux(p, rng);
+    const double d = ks_statistic(fluxes, reference);
+    MESSAGE("n2 " << p.n2 << ": S KS D = " << d << ", bound " << ks_bound(n));
+    CHECK(d < ks_bound(n));
+    // A wrong index (n2 + 0.1) is rejected by the same bound.
+    SourceCountParams wrong = p;
+    wrong.n2 += 0.1;
+    CHECK(ks_statistic(fluxes, NumericFluxCdf(wrong)) > ks_bound(n));
+
+    // The number of sources: mean over 2000 maps of Poisson(λ), λ = pixels·∫dN/dS = 40 here; the
+    // mean's standard deviation is √(40/2000) = 0.14, the tolerance 4 of those.
+    const double pixels = 40.0 / reference.total();
+    double sum = 0.0;
+    for (int m = 0; m < 2000; ++m) {
+      Rng map_rng(5, 3, static_cast<uint64_t>(m));
+      sum += static_cast<double>(sample_source_fluxes(p, pixels, map_rng).size());
+    }
+    CHECK(std::abs(sum / 2000.0 - 40.0) < 4.0 * std::sqrt(40.0 / 2000.0));
+  }
+}
+
+TEST_CASE("gamma_ray source counts: priors in range, breaks sorted, expected total capped at 25,000") {
+  const double pixels = 4000.0;
+  int lowered = 0;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    Rng rng(9, 4, i);
+    const SourceCountParams p = sample_source_count_params(rng, pixels, 25000.0);
+    CHECK(p.log10_a < -1.0);
+    CHECK(p.n1 >= 2.05);
+    CHECK(p.n1 < 5.0);
+    CHECK(p.n2 >= 0.5);
+    CHECK(p.n2 < 4.5);
+    CHECK(p.n3 >= -1.95);
+    CHECK(p.n3 < 0.95);
+    CHECK(p.s1 > p.s2);
+    CHECK(p.s1 >= 1.0);
+    CHECK(p.s2 >= 0.05);
+    CHECK(p.s1 < 40.0);
+    CHECK(pixels * dnds_flux_integral(p) <= 25000.0);
+    if (p.log10_a < -6.0) ++lowered;
+    // The cap lowers A by whole decades and only as far as needed: one decade more would exceed it.
+    if (p.log10_a < -6.0) CHECK(pixels * dnds_flux_integral({p.log10_a + 1.0, p.n1, p.n2, p.n3, p.s1, p.s2}) > 25000.0);
+  }
+  MESSAGE(lowered << " of 2000 draws had A lowered below the prior");
 }
