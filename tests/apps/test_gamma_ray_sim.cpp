@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "apps/gamma_ray/psf.hpp"
+#include "apps/gamma_ray/simulate.hpp"
 #include "apps/gamma_ray/source_counts.hpp"
+#include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "graph/healpix.hpp"
 
 using namespace empl;
 using namespace empl::gamma_ray;
@@ -196,4 +199,68 @@ TEST_CASE("gamma_ray source counts: priors in range, breaks sorted, expected tot
     if (p.log10_a < -6.0) CHECK(pixels * dnds_flux_integral({p.log10_a + 1.0, p.n1, p.n2, p.n3, p.s1, p.s2}) > 25000.0);
   }
   MESSAGE(lowered << " of 2000 draws had A lowered below the prior");
+}
+
+TEST_CASE("gamma_ray simulate: label bins at the edges -0.5, 2.5, ..., 59.5") {
+  CHECK(label_bin(0) == 0);
+  CHECK(label_bin(2) == 0);
+  CHECK(label_bin(3) == 1);
+  CHECK(label_bin(5) == 1);
+  CHECK(label_bin(6) == 2);
+  CHECK(label_bin(59) == 19);
+  CHECK(label_bin(60) == 20);
+  CHECK(label_bin(1000) == 20);
+}
+
+TEST_CASE("gamma_ray simulate: labels sum to 1, map counts equal source counts, cuts, same maps on 1 and 2 threads") {
+  SimulationConfig config;
+  config.nside = 16;
+  const SimulationSetup setup(config);
+  const int64_t count = 48;
+  set_num_threads(1);
+  const std::vector<SimulatedMap> one = simulate_maps(setup, 21, 0, count);
+  set_num_threads(2);
+  const std::vector<SimulatedMap> two = simulate_maps(setup, 21, 0, count);
+  int with_counts = 0, passing = 0;
+  for (int64_t m = 0; m < count; ++m) {
+    const SimulatedMap& map = one[static_cast<size_t>(m)];
+    CHECK(map.counts == two[static_cast<size_t>(m)].counts);
+    CHECK(map.label == two[static_cast<size_t>(m)].label);
+    int64_t in_map = 0, in_sources = 0, brightest = 0;
+    for (const int64_t c : map.counts) in_map += c;
+    std::array<double, kLabelBins> label{};
+    for (const Source& s : map.sources) {
+      in_sources += s.counts;
+      brightest = std::max(brightest, s.counts);
+      int b = 0;  // the bin whose edges -0.5 + 3b, 2.5 + 3b hold the count (the last: 59.5, inf)
+      while (b < 20 && !(static_cast<double>(s.counts) < 2.5 + 3.0 * b)) ++b;
+      label[static_cast<size_t>(b)] += static_cast<double>(s.counts);
+      // Sources lie in the 20 deg disc around (theta 90 deg, phi 0).
+      CHECK(std::sin(s.theta) * std::cos(s.phi) >= std::cos(20.0 * std::numbers::pi / 180.0) - 1e-12);
+    }
+    CHECK(in_map == in_sources);
+    CHECK(in_map == map.total_counts);
+    if (in_map > 0) {
+      ++with_counts;
+      double sum = 0.0;
+      for (int b = 0; b < kLabelBins; ++b) {
+        sum += map.label[static_cast<size_t>(b)];
+        CHECK(map.label[static_cast<size_t>(b)] == doctest::Approx(label[static_cast<size_t>(b)] / static_cast<double>(in_map)).epsilon(1e-12));
+      }
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-12));
+    }
+    CHECK(map.passes_cuts == (in_map >= 1000 && brightest <= 60));
+    passing += map.passes_cuts;
+  }
+  MESSAGE(with_counts << " of " << count << " maps have counts, " << passing << " pass the cuts");
+  CHECK(with_counts > count / 2);  // the checks above ran on real maps
+}
+
+TEST_CASE("healpix vec2pix: every pixel centre at nside 1, 4, 16 maps back to its pixel") {
+  for (const int64_t nside : {1, 4, 16}) {
+    std::vector<int64_t> pixels(static_cast<size_t>(healpix::pixel_count(nside)));
+    for (size_t p = 0; p < pixels.size(); ++p) pixels[p] = static_cast<int64_t>(p);
+    CHECK(healpix::vec2pix(nside, healpix::pixel_centres(nside, pixels)) == pixels);
+  }
+  CHECK(healpix::vec2pix(1, healpix::Vec3{1.0, 0.0, 0.0}) == 4);  // the Galactic centre is in base pixel 4
 }
