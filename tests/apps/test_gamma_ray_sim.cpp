@@ -11,14 +11,20 @@
 #include <vector>
 
 #include "apps/gamma_ray/psf.hpp"
+#include "run_binary.hpp"
 #include "apps/gamma_ray/simulate.hpp"
 #include "apps/gamma_ray/source_counts.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "io/npy.hpp"
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
 #include "graph/healpix.hpp"
 
 using namespace empl;
 using namespace empl::gamma_ray;
+using namespace empl::testing;
 
 namespace {
 
@@ -263,4 +269,43 @@ TEST_CASE("healpix vec2pix: every pixel centre at nside 1, 4, 16 maps back to it
     CHECK(healpix::vec2pix(nside, healpix::pixel_centres(nside, pixels)) == pixels);
   }
   CHECK(healpix::vec2pix(1, healpix::Vec3{1.0, 0.0, 0.0}) == 4);  // the Galactic centre is in base pixel 4
+}
+
+TEST_CASE("gamma_ray simulate (binary): same files on 1 and 2 threads; map sums equal sources.csv; bad input exits 2, writes nothing") {
+  TemporaryFolder folder;
+  const std::string common = " simulate --maps 12 --seed 5 --nside 8 --quiet --out ";
+  const RunResult one = run_app_binary("gamma_ray", common + folder.file("t1") + " --threads 1");
+  const RunResult two = run_app_binary("gamma_ray", common + folder.file("t2") + " --threads 2");
+  REQUIRE(one.status == 0);
+  REQUIRE(two.status == 0);
+  for (const char* name : {"maps.npy", "labels.npy", "sources.csv"})
+    CHECK(slurp(folder.file(std::string("t1/") + name)) == slurp(folder.file(std::string("t2/") + name)));
+  const Tensor maps = load_npy(folder.file("t1/maps.npy")), labels = load_npy(folder.file("t1/labels.npy"));
+  REQUIRE(maps.shape() == Shape{12, 64});
+  REQUIRE(labels.shape() == Shape{12, 21});
+  std::vector<double> from_csv(12, 0.0);
+  std::istringstream csv(slurp(folder.file("t1/sources.csv")));
+  std::string row;
+  std::getline(csv, row);
+  CHECK(row == "map,source,counts,theta,phi");
+  while (std::getline(csv, row)) {
+    int64_t map = 0, source = 0, counts = 0;
+    REQUIRE(std::sscanf(row.c_str(), "%lld,%lld,%lld", reinterpret_cast<long long*>(&map), reinterpret_cast<long long*>(&source),
+                        reinterpret_cast<long long*>(&counts)) == 3);
+    from_csv[static_cast<size_t>(map)] += static_cast<double>(counts);
+  }
+  for (int64_t m = 0; m < 12; ++m) {
+    double total = 0.0, label_sum = 0.0;
+    for (int64_t v = 0; v < 64; ++v) total += maps.data()[m * 64 + v];
+    for (int64_t b = 0; b < 21; ++b) label_sum += labels.data()[m * 21 + b];
+    CHECK(total == from_csv[static_cast<size_t>(m)]);
+    CHECK(total >= 1000.0);
+    CHECK(label_sum == doctest::Approx(1.0).epsilon(1e-5));  // float32 labels
+  }
+  for (const char* bad : {" simulate --maps 0", " simulate --roi-deg 30", " simulate --nside 3", " simulate --psf airy"}) {
+    const RunResult r = run_app_binary("gamma_ray", std::string(bad) + " --out " + folder.file("bad"));
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(!std::filesystem::exists(folder.file("bad")));
+  }
 }
