@@ -44,6 +44,23 @@ std::vector<Vec3> pixel_centres(int64_t nside, std::span<const int64_t> pixels) 
   return centres;
 }
 
+int64_t vec2pix(int64_t nside, const Vec3& v) {
+  const Vec3 one[1] = {v};
+  return vec2pix(nside, std::span<const Vec3>(one)).front();
+}
+
+std::vector<int64_t> vec2pix(int64_t nside, std::span<const Vec3> directions) {
+  const Healpix_Base2 base = nested_base("healpix::vec2pix", nside);
+  std::vector<int64_t> pixels;
+  pixels.reserve(directions.size());
+  for (const Vec3& v : directions) {
+    if (!(v.x * v.x + v.y * v.y + v.z * v.z > 0.0))  // also refuses NaN
+      fail("healpix::vec2pix: direction (", v.x, ", ", v.y, ", ", v.z, ") has no length");
+    pixels.push_back(base.vec2pix(vec3(v.x, v.y, v.z)));
+  }
+  return pixels;
+}
+
 std::vector<std::array<int64_t, 8>> neighbours(int64_t nside, std::span<const int64_t> pixels) {
   const Healpix_Base2 base = nested_base("healpix::neighbours", nside);
   std::vector<std::array<int64_t, 8>> result;

@@ -35,6 +35,11 @@ std::vector<std::array<int64_t, 8>> neighbours(int64_t nside, std::span<const in
 // direction (theta colatitude, phi longitude, radians).
 std::vector<int64_t> query_disc(int64_t nside, double theta, double phi, double radius);
 
+// NESTED index of the pixel containing direction v (any nonzero length; HEALPix normalises it).
+int64_t vec2pix(int64_t nside, const Vec3& v);
+// The same for many directions, in their order (one HEALPix base object for all of them).
+std::vector<int64_t> vec2pix(int64_t nside, std::span<const Vec3> directions);
+
 // The 4 pixels at 2·nside that subdivide NESTED pixel `pixel` at nside: 4p, 4p+1, 4p+2, 4p+3.
 std::array<int64_t, 4> children(int64_t nside, int64_t pixel);
 
