@@ -36,7 +36,7 @@ struct OneParameter {
 
 TEST_CASE("Adam: two steps by hand") {
   OneParameter p(1.0f);
-  Adam adam(p.model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
+  Adam adam(p.model.flat_values(), p.model.flat_gradients(), {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
   // Step 1, g = 0.5: m = 0.05, v = 0.00025; m̂ = 0.5, v̂ = 0.25; θ = 1 − 0.1·0.5/(0.5 + 1e-7) = 0.9000000
   p.set_gradient(0.5f);
   adam.step(0.1f);
@@ -53,7 +53,7 @@ TEST_CASE("Adam: two steps by hand") {
 
 TEST_CASE("SGD with momentum: two steps by hand") {
   OneParameter p(1.0f);
-  Sgd sgd(p.model, {.momentum = 0.9f});
+  Sgd sgd(p.model.flat_values(), p.model.flat_gradients(), {.momentum = 0.9f});
   p.set_gradient(1.0f);
   sgd.step(0.1f);  // b = 1, θ = 0.9
   CHECK(p.theta() == doctest::Approx(0.9f));
@@ -75,7 +75,7 @@ TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
   model.add<ReLU>();
   model.add<Linear>(32, 1, LinearOptions{.seed = 3, .stream = 2});
   model.pack();
-  Adam adam(model);
+  Adam adam(model.flat_values(), model.flat_gradients());
   Tape tape;
   Tensor x = Tensor::empty({128, 1}), y = Tensor::empty({128, 1});
   float first = 0, last = 0;
