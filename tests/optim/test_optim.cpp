@@ -6,6 +6,7 @@
 
 #include "autograd/elementwise.hpp"
 #include "autograd/reduce.hpp"
+#include "core/error.hpp"
 #include "core/random.hpp"
 #include "layers/activations.hpp"
 #include "layers/linear.hpp"
@@ -95,4 +96,12 @@ TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
   }
   MESSAGE("MSE from ", first, " to ", last);
   CHECK(last < 0.1f * first);
+}
+
+TEST_CASE("Adam and SGD take a flat value tensor and a gradient tensor of the same [P] shape") {
+  Tensor values = Tensor::zeros({3}), gradients = Tensor::zeros({4}), matrix = Tensor::zeros({3, 1});
+  CHECK_THROWS_WITH_AS(Adam(values, gradients), doctest::Contains("values are [3], gradients are [4]"), Error);
+  CHECK_THROWS_WITH_AS(Sgd(values, gradients), doctest::Contains("values are [3], gradients are [4]"), Error);
+  CHECK_THROWS_WITH_AS(Adam(matrix, matrix), doctest::Contains("two [P] tensors"), Error);
+  CHECK_THROWS_WITH_AS(Adam(Tensor(), Tensor()), doctest::Contains("pack() the model"), Error);
 }

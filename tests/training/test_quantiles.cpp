@@ -47,7 +47,7 @@ TEST_CASE("evaluate_quantiles: density head, tau last, rows in sample-major orde
     }
 }
 
-TEST_CASE("evaluate_quantiles: tau_column 0 puts tau first; feed_tau false holds it at 0.5") {
+TEST_CASE("evaluate_quantiles: tau_column 0 puts tau first, and feed_tau false holds it at 0.5") {
   // Row (τf, x): logits (τf, x), so bin 1 of the cumulative is e^τf / (e^τf + e^x).
   Sequential model = two_by_two({1, 0, 0, 1}, true);
   const Tensor features = Tensor::from({1, 1}, std::vector<float>{0.4f});
