@@ -17,6 +17,10 @@
 
 namespace empl {
 
+// An element passes when |analytic − numeric| ≤ floor + relative_tolerance·|numeric|, where the
+// floor is absolute_tolerance times the largest |numeric| of that input, i.e. it scales with the
+// gradient's size (a fixed floor of 2e-3 passed any error in a loss gradient of size 1/(B·N)),
+// but never below the round-off of the difference itself, 4·ε_float·Σ|r·y|/h.
 struct GradcheckOptions {
   double step = 1e-2;            // h
   double absolute_tolerance = 2e-3;

@@ -59,6 +59,9 @@ struct Node {
   Var output;
   std::array<Tensor, 3> saved{};
   std::array<float, 4> scalars{};
+  // A non-tensor operand the backward reads, not owned, alive until backward has run (the graph
+  // Laplacian of cheb_conv, owned by the model).
+  const void* context = nullptr;
   // Note [fresh gradients]: set by the op when its backward honours fresh_grad, which the tape
   // fills just before calling backward (true: inputs[i].grad holds garbage, assign it).
   bool assigns_fresh_grads = false;

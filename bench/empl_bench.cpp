@@ -1,6 +1,8 @@
 // empl_bench: the workloads of the performance issue, timed in this process.
 //
-//   empl_bench --case toy_step|bimodal_step|linear_fwd_bwd|sgemm_only|empl --threads N [--reps R]
+//   empl_bench --case toy_step|bimodal_step|linear_fwd_bwd|sgemm_only|empl|chebconv_nside64|
+//                     chebconv_nside128|spmm_nside128|triad|cheb_block|graph_hierarchy_nside256
+//              --threads N [--reps R]
 //   empl_bench --blas-core
 //
 // Each case warms up, then times R repetitions and prints one line
@@ -28,6 +30,12 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "graph/laplacian.hpp"
+#include "graph/sparse_matmul.hpp"
+#include "autograd/elementwise.hpp"
+#include "layers/batch_norm.hpp"
+#include "layers/cheb_conv.hpp"
+#include "layers/healpix_pool.hpp"
 #include "layers/linear.hpp"
 #include "losses/empl.hpp"
 #include "optim/adam.hpp"
@@ -221,6 +229,74 @@ int run(int argc, char** argv) {
       tape.backward(empl_loss(tape, p, target, tau));
       tape.clear();
     });
+  } else if (name == "chebconv_nside64" || name == "chebconv_nside128") {
+    // ChebConv K = 6, 32 -> 32, batch 8 (the issue's case): forward, then backward to x, W, b.
+    const GraphLevel level = build_graph_level(name == "chebconv_nside64" ? 64 : 128);
+    const int64_t nodes = level.laplacian.rows;
+    ChebConv conv(level.laplacian, 6, 32, 32, {.seed = 1});
+    Tensor input = Tensor::empty({nodes, 8, 32});
+    fill_normal(input, 0.0f, 1.0f, 1, 1);
+    Var x = make_leaf(input);
+    Tensor seed = Tensor::full({nodes, 8, 32}, 1e-3f);
+    report(name, threads, 5, reps, [&] {
+      const Var y = conv.forward(tape, x);
+      tape.backward(y, seed);
+      tape.clear();
+    });
+  } else if (name == "spmm_nside128") {
+    // One L~·X, X [V, 256]; the bytes moved are the matrix (values, 32-bit indices, 64-bit row
+    // pointers), X read once and Y written once.
+    const GraphLevel level = build_graph_level(128);
+    const CsrMatrix<float>& l = level.laplacian;
+    Tensor x = Tensor::empty({l.rows, 256}), y = Tensor::empty({l.rows, 256});
+    fill_normal(x, 0.0f, 1.0f, 1, 2);
+    const double bytes = static_cast<double>(l.nonzeros()) * 8.0 + static_cast<double>(l.rows + 1) * 8.0 +
+                         2.0 * static_cast<double>(x.numel()) * 4.0;
+    std::vector<double> ms;
+    for (int i = 0; i < reps + 5; ++i) {
+      const auto start = Clock::now();
+      sparse_matmul(l, x, y);
+      if (i >= 5) ms.push_back(milliseconds(start, Clock::now()));
+    }
+    const double median = median_of(ms);
+    std::printf("case=%s threads=%d median_ms=%.4f gbps=%.2f\n", name.c_str(), threads, median, bytes / (median * 1e6));
+  } else if (name == "triad") {
+    // STREAM's triad a = b + s·c on 3 × 64 MB, parallel in the same chunks as our kernels: the
+    // bandwidth this machine gives a plain streaming loop (24 bytes per element, no write-allocate).
+    const int64_t n = int64_t{16} << 20;
+    Tensor a = Tensor::zeros({n}), b = Tensor::full({n}, 1.0f), c = Tensor::full({n}, 2.0f);
+    std::vector<double> ms;
+    for (int i = 0; i < reps + 3; ++i) {
+      const auto start = Clock::now();
+      parallel_for(n, kDefaultGrain * 4, [&](int64_t begin, int64_t end) {
+        float* pa = a.data();
+        const float* pb = b.data();
+        const float* pc = c.data();
+        for (int64_t k = begin; k < end; ++k) pa[k] = pb[k] + 3.0f * pc[k];
+      });
+      if (i >= 3) ms.push_back(milliseconds(start, Clock::now()));
+    }
+    const double median = median_of(ms);
+    std::printf("case=%s threads=%d median_ms=%.4f gbps=%.2f\n", name.c_str(), threads, median,
+                12.0 * static_cast<double>(n) / (median * 1e6));
+  } else if (name == "cheb_block") {
+    // One conv block in the paper's order, ChebConv -> max pool -> batch norm (no scale/shift) ->
+    // ReLU, nside 32, batch 8, 16 -> 32, forward and backward: allocations per steady-state step.
+    const GraphLevel level = build_graph_level(32);
+    ChebConv conv(level.laplacian, 5, 16, 32, {.seed = 1});
+    HealpixPool pool(PoolMode::Max);
+    BatchNorm1d norm(32, {.momentum = 0.1f, .eps = 1e-5f, .affine = false});
+    Tensor input = Tensor::empty({level.laplacian.rows, 8, 16});
+    fill_normal(input, 0.0f, 1.0f, 1, 3);
+    Var x = make_leaf(input);
+    Tensor seed = Tensor::full({level.laplacian.rows / 4, 8, 32}, 1e-3f);
+    report(name, threads, 5, reps, [&] {
+      const Var y = relu(tape, norm.forward(tape, pool.forward(tape, conv.forward(tape, x))));
+      tape.backward(y, seed);
+      tape.clear();
+    });
+  } else if (name == "graph_hierarchy_nside256") {
+    report(name, threads, 1, reps, [&] { (void)build_graph_hierarchy(256); });
   } else {
     fail("unknown --case '", name, "'");
   }

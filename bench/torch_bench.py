@@ -8,8 +8,13 @@ thread count set for torch (and, by bench/compare, for its OpenBLAS with OMP_WAI
 prints  case=<name> threads=<n> median_ms=<m> p10_ms=<a> p90_ms=<b> rss_mb=<peak>
 """
 import argparse
+import os
 import resource
+import subprocess
+import tempfile
 import time
+
+import numpy as np
 
 import torch
 
@@ -61,8 +66,51 @@ def training_step(model, batch):
     return step
 
 
+def rescaled_laplacian(nside):
+    """L~ of the level at nside, as empl builds it: written by build/gamma_ray graph, read back as a
+    torch sparse COO matrix (the format DeepSphere-pytorch uses)."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([os.path.join(repo, "build", "gamma_ray"), "graph", "--nside", str(nside), "--out", folder,
+                        "--quiet"], check=True)
+        indptr, indices = np.load(folder + "/laplacian_indptr.npy"), np.load(folder + "/laplacian_indices.npy")
+        data = np.load(folder + "/laplacian_data.npy")
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    v = len(indptr) - 1
+    return torch.sparse_coo_tensor(torch.from_numpy(np.stack([rows, indices])), torch.from_numpy(data), (v, v)).coalesce()
+
+
+def deepsphere_cheb_conv(laplacian, inputs, weight):
+    """Chebyshev convolution the DeepSphere-pytorch way: x [B, V, Fin] laid out as [V, Fin*B], one
+    torch.sparse.mm per term, the terms stacked and permuted to [B*V, Fin*K], one dense product."""
+    batch, nodes, f_in = inputs.shape
+    order = weight.shape[0] // f_in
+    x0 = inputs.permute(1, 2, 0).contiguous().view(nodes, f_in * batch)
+    terms = [x0]
+    if order > 1:
+        x1 = torch.sparse.mm(laplacian, x0)
+        terms.append(x1)
+        for _ in range(2, order):
+            x2 = 2 * torch.sparse.mm(laplacian, x1) - x0
+            terms.append(x2)
+            x0, x1 = x1, x2
+    stacked = torch.stack(terms).view(order, nodes, f_in, batch).permute(3, 1, 2, 0).contiguous()
+    return stacked.view(batch * nodes, f_in * order).matmul(weight).view(batch, nodes, -1)
+
+
 def make_case(name):
     nn = torch.nn
+    if name in ("chebconv_nside64", "chebconv_nside128"):
+        laplacian = rescaled_laplacian(64 if name == "chebconv_nside64" else 128)
+        nodes = laplacian.shape[0]
+        weight = (torch.randn(32 * 6, 32) * 0.1).requires_grad_()
+        bias = torch.zeros(32, requires_grad=True)
+        x = torch.randn(8, nodes, 32, requires_grad=True)
+        seed = torch.full((8, nodes, 32), 1e-3)
+
+        def step():
+            (deepsphere_cheb_conv(laplacian, x, weight) + bias).backward(seed)
+        return step
     if name == "toy_step":
         model = nn.Sequential(nn.Linear(2, 128), nn.ReLU(), nn.BatchNorm1d(128), nn.Linear(128, 128), nn.ReLU(),
                               nn.BatchNorm1d(128), nn.Linear(128, 5), nn.Softmax(dim=1))
@@ -100,7 +148,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     step = make_case(args.case)
-    for _ in range(20):
+    for _ in range(5 if args.case.startswith("chebconv") else 20):
         step()
     times = []
     for _ in range(args.reps):

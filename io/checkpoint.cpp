@@ -142,7 +142,10 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name) {
   return checkpoint;
 }
 
-Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(read_file(path), path); }
+// The file's size (stat, before it is opened) bounds every length parse_checkpoint trusts.
+Checkpoint load_checkpoint(const std::string& path) {
+  return parse_checkpoint(read_file(path, kMaxInputBytes, "checkpoint"), path);
+}
 
 void restore(const Checkpoint& checkpoint, const std::vector<NamedTensor>& destinations, const std::string& name) {
   for (size_t i = 0; i < destinations.size(); ++i) {

@@ -5,9 +5,10 @@
 //   | u32 #tensors, each (u32 length, name, u32 rank, rank × u64 extents)
 //   | the float32 data of every tensor in order | u64 FNV-1a checksum of all bytes before it
 //
-// (little-endian). Written atomically (io/atomic_file.hpp). Loading checks the magic, the
-// version, every length against the bytes that remain, and the checksum, before anything is
-// allocated or trusted; restoring checks that names, order and shapes match the model exactly.
+// (little-endian). Written atomically (io/atomic_file.hpp). Loading refuses what is not a regular
+// file or is above kMaxInputBytes (1 GiB) before reading it, then checks the magic, the version,
+// every length against the bytes that remain, and the checksum, before any tensor is allocated or
+// trusted; restoring checks that names, order and shapes match the model exactly.
 #pragma once
 
 #include <map>

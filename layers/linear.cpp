@@ -48,6 +48,8 @@ Var linear(Tape& tape, const Var& x, const Var& w, const Var& b) {
   if (w.value.rank() != 2 || x.value.rank() < 2 || x.shape().last() != w.shape()[0])
     fail("linear: x is ", x.shape(), ", weight is ", w.shape(), ": x's last axis must equal the weight's rows");
   const int64_t out = w.shape()[1];
+  // An empty weight has no product to take (and out = 0 would divide the row grain below by zero).
+  if (w.value.numel() == 0) fail("linear: weight is ", w.shape(), ": a layer needs at least one input and one output feature");
   if (b.value.defined() && b.shape() != Shape{1, out})
     fail("linear: bias is ", b.shape(), ", expected [1,", out, "]");
   Var y = tape.make_output(output_shape(x.shape(), out), {&x, &w, &b});

@@ -16,7 +16,11 @@ enum class Init { GlorotUniform, HeNormal };
 struct LinearOptions {
   bool bias = true;
   Init init = Init::GlorotUniform;  // Keras's default, which the paper's networks used
-  uint64_t seed = 1;                // weights from Rng(seed, stream = a hash of the layer's sizes)
+  // The weights come from Rng(seed, stream) alone: the same seed, stream and sizes give the same
+  // weights, in any order of construction and whatever else the program builds (no hidden global
+  // counter). So give each layer of a network its own stream, as the apps do (101, 102, 103):
+  // two layers of one shape built with the default options start equal.
+  uint64_t seed = 1;
   uint64_t stream = 0;
 };
 

@@ -28,6 +28,8 @@ void check_histograms(const char* loss, const Tensor& predicted, const Tensor& t
     fail(loss, ": predicted is ", predicted.shape(), ", target is ", target.shape(),
          ": both must be [B, N] histograms of the same shape");
   const int64_t bins = predicted.shape()[1], count = predicted.numel();
+  // A mean over B·N = 0 terms is 0/0 (and zero bins would divide the row grain by zero).
+  if (count == 0) fail(loss, ": predicted is ", predicted.shape(), ": an empty batch or zero bins has no mean");
   const float* p = predicted.data();
   const float* t = target.data();
   if (!all_finite(p, count) || !all_finite(t, count)) {  // rare: find the first bad value, slowly

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 
-packages=(g++ cmake make pkg-config libopenblas-dev libtbb-dev doctest-dev libcxxopts-dev)
+packages=(g++ cmake make pkg-config libopenblas-dev libtbb-dev doctest-dev libcxxopts-dev
+          libhealpix-cxx-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

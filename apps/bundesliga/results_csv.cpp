@@ -126,7 +126,9 @@ ResultsFile parse_results(const std::string& raw, const std::string& name) {
   return file;
 }
 
-ResultsFile read_results(const std::string& path) { return parse_results(read_file(path), path); }
+ResultsFile read_results(const std::string& path) {
+  return parse_results(read_file(path, kMaxResultsBytes, "results file"), path);
+}
 
 std::string skipped_report(const ResultsFile& file) {
   if (file.skipped.empty()) return "";

@@ -10,6 +10,7 @@
 // (empty, wrong header, a row with missing fields, a score that is not a number) is refused.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct ResultsFile {
   std::vector<Match> matches;
   std::vector<SkippedRow> skipped;
 };
+
+// The 25 seasons of the shared table take 400 kB; a file of more than 64 MiB is not a table
+// of football results (read_results refuses it, and anything not a regular file, before reading).
+inline constexpr uint64_t kMaxResultsBytes = uint64_t{64} << 20;
 
 ResultsFile parse_results(const std::string& text, const std::string& name);
 ResultsFile read_results(const std::string& path);

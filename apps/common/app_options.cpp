@@ -65,6 +65,9 @@ void check_save_path(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;
   if (fs::is_directory(path, error)) fail("--save ", path, ": is a directory, expected a checkpoint file");
+  // The atomic write renames over the path: a device or a FIFO there would be replaced by a file.
+  if (fs::exists(path, error) && !fs::is_regular_file(path, error))
+    fail("--save ", path, ": exists and is not a regular file (a device, a FIFO or a socket)");
   const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   // The probe is the temporary file the atomic write will make, removed at once: access() alone

@@ -5,8 +5,12 @@
 //
 // Every training row runs twice, with --save naming a new file and naming an existing one. Runs
 // are tiny (2 steps of batch 16, one replay), so a check that no longer fires costs little time.
+// Files no reader may read (/dev/zero, /dev/urandom, a FIFO, a file of gigabytes) must also be
+// refused within a second: before the fix, --load /dev/zero grew to 3.2 GB in 5 s and a FIFO hung.
 // The bad-flag cases of test_toy_urn, test_bimodal and test_bundesliga moved here.
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -29,6 +33,7 @@ struct BadInput {
   std::string input;               // what the row tries, for the failure message
   std::string arguments;           // {dir} is the test's folder, {data} the shared results, {clean} them without bad rows
   std::vector<std::string> named;  // what the stderr line must contain (placeholders as in arguments)
+  bool within_a_second = false;    // a file that is endless, blocks or is huge: refused before it is read
 };
 
 void write(const std::string& path, const std::string& bytes) {
@@ -69,9 +74,17 @@ struct Fixture {
     std::filesystem::remove_all(folder.file("made"));
   }
 
+  // Files no reader may read: a FIFO (opening it would wait for a writer) and files of 2 GiB and
+  // 100 MiB (sparse: they take no disk), larger than a checkpoint or a results table may be.
   Fixture() {
     write(folder.file("file"), "a regular file, where a folder is needed\n");
     std::filesystem::create_directory(folder.file("folder"));
+    REQUIRE(mkfifo(folder.file("fifo").c_str(), 0600) == 0);
+    std::filesystem::create_symlink("/dev/zero", folder.file("zero_link"));
+    write(folder.file("huge.ckpt"), "EMPLCKPT");
+    std::filesystem::resize_file(folder.file("huge.ckpt"), uint64_t{2} << 30);
+    write(folder.file("huge.csv"), "Div,Date,HomeTeam,AwayTeam,FTHG,FTAG,FTR,HTHG,HTAG,HTR,Season\n");
+    std::filesystem::resize_file(folder.file("huge.csv"), uint64_t{100} << 20);
   }
 
   std::set<std::string> listing() const {
@@ -95,15 +108,18 @@ void check_bad_inputs(Fixture& fixture, const std::string& app, const std::strin
       if (trains && row.arguments.find("--out") == std::string::npos) arguments += " --out {dir}/out";
       if (trains && row.arguments.find("--save") == std::string::npos) arguments += " --save {dir}/" + save;
       arguments = fixture.expand(arguments);
-      const RunResult run = run_app_binary(app, arguments);
+      // A reader that regressed would grow by gigabytes a second or hang: stop it after 3 s.
+      const RunResult run = run_app_binary(app, arguments, row.within_a_second ? 3 : 600);
       INFO(app, ", ", row.input, ": ", app, " ", arguments);
       INFO("stderr: ", run.err);
       CHECK(run.status == 2);
+      if (row.within_a_second) CHECK(run.seconds < 1.0);
       CHECK(count_lines(run.err) == 1);
       CHECK(run.err.rfind(app + ": ", 0) == 0);
       for (const std::string& name : row.named) CHECK(run.err.find(fixture.expand(name)) != std::string::npos);
       CHECK(run.out.empty());
       CHECK(fixture.listing() == before);  // no --out folder, no checkpoint, no temporary file
+      CHECK(std::filesystem::is_fifo(fixture.folder.file("fifo")));  // not replaced by a file
       if (trains) CHECK(slurp(fixture.folder.file("kept.ckpt")) == kept);
       if (!trains || row.arguments.find("--save") != std::string::npos) break;  // the row's own --save, or none
     }
@@ -141,6 +157,14 @@ std::vector<BadInput> common_rows(const std::string& other) {
       {"--save under a regular file", "--save {dir}/file/run.ckpt", {"--save", "{dir}/file/run.ckpt"}},
       {"--save that is a directory", "--save {dir}/folder", {"--save", "{dir}/folder"}},
       {"--save in /proc", "--save /proc/run.ckpt", {"--save", "/proc/run.ckpt"}},
+      {"/dev/zero as checkpoint", "--load /dev/zero", {"/dev/zero", "not a regular file"}, true},
+      {"/dev/urandom as checkpoint", "--load /dev/urandom", {"/dev/urandom", "not a regular file"}, true},
+      {"a FIFO as checkpoint", "--load {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+      {"a 2 GiB checkpoint", "--load {dir}/huge.ckpt", {"{dir}/huge.ckpt", "2147483648 bytes"}, true},
+      {"--resume of /dev/zero", "--resume /dev/zero", {"/dev/zero", "not a regular file"}, true},
+      {"--resume of a FIFO", "--resume {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+      {"--save that is a FIFO", "--save {dir}/fifo", {"--save", "{dir}/fifo", "not a regular file"}, true},
+      {"a symbolic link to /dev/zero as checkpoint", "--load {dir}/zero_link", {"{dir}/zero_link", "not a regular file"}, true},
   };
 }
 
@@ -179,6 +203,9 @@ TEST_CASE("bad input: toy_urn exits 2 with one line naming the flag or file and 
                             {"an unexpected argument", "extra", {"'extra'"}},
                             {"--compare with another app's checkpoint", "--compare {dir}/other.ckpt", {"{dir}/other.ckpt", "app 'bimodal'"}},
                             {"--compare with a truncated checkpoint", "--compare {dir}/truncated_own.ckpt", {"{dir}/truncated_own.ckpt"}},
+                            {"--compare with /dev/urandom", "--compare /dev/urandom", {"/dev/urandom", "not a regular file"}, true},
+                            {"--compare with a FIFO", "--compare {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+                            {"--compare with a 2 GiB file", "--compare {dir}/huge.ckpt", {"{dir}/huge.ckpt", "2147483648 bytes"}, true},
                             {"zero Monte-Carlo samples for --s1", "--s1 --s1-samples 0", {"--s1-samples", "got 0"}},
                             {"--s1 with an --out that cannot be created", "--s1 --s1-samples 10 --out /proc/not_here",
                              {"--out", "/proc/not_here"}},
@@ -198,6 +225,8 @@ TEST_CASE("bad input: bimodal exits 2 with one line naming the flag or file and 
                              {"{dir}/own.ckpt", "loss 'empl', expected 'gauss'"}},
                             {"--compare with a checkpoint with a flipped byte", "--compare {dir}/flipped_own.ckpt",
                              {"{dir}/flipped_own.ckpt"}},
+                            {"--compare with /dev/zero", "--compare /dev/zero", {"/dev/zero", "not a regular file"}, true},
+                            {"--compare with a FIFO", "--compare {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
                         }),
                    true);
 }
@@ -224,6 +253,9 @@ TEST_CASE("bad input: bundesliga training exits 2 with one line naming the flag 
                             {"a results file with another header", "--data {dir}/garbled.csv", {"{dir}/garbled.csv", "header"}},
                             {"a results file cut in the middle of a row", "--data {dir}/cut.csv", {"{dir}/cut.csv", "truncated"}},
                             {"a results file that stops in 1996-97", "--data {dir}/partial.csv", {"{dir}/partial.csv", "incomplete"}},
+                            {"/dev/zero as results file", "--data /dev/zero", {"/dev/zero", "not a regular file"}, true},
+                            {"a FIFO as results file", "--data {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+                            {"a 100 MiB results file", "--data {dir}/huge.csv", {"{dir}/huge.csv", "104857600 bytes"}, true},
                             {"a batch larger than the data", "--data {clean} --batch 100000", {"--batch", "100000"}},
                             {"an unknown --figure-clubs", "--data {clean} --figure-clubs Nowhere", {"--figure-clubs", "'Nowhere'"}},
                         }),
@@ -245,6 +277,10 @@ TEST_CASE("bad input: bundesliga table exits 2 with one line naming the flag or 
                        {"a results file with another header", "--season 1997-98 --data {dir}/garbled.csv", {"{dir}/garbled.csv"}},
                        {"an unknown flag", "--season 1997-98 --bogus --data {data}", {"bogus"}},
                        {"an extra argument", "frobnicate --season 1997-98 --data {data}", {"'frobnicate'"}},
+                       {"/dev/zero as results file", "--season 1997-98 --data /dev/zero", {"/dev/zero", "not a regular file"}, true},
+                       {"/dev/urandom as results file", "--season 1997-98 --data /dev/urandom", {"/dev/urandom", "not a regular file"}, true},
+                       {"a FIFO as results file", "--season 1997-98 --data {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+                       {"a 100 MiB results file", "--season 1997-98 --data {dir}/huge.csv", {"{dir}/huge.csv", "104857600 bytes"}, true},
                    },
                    false);
 }

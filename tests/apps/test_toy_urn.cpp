@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "apps/toy_urn/evaluation.hpp"
 #include "apps/toy_urn/toy_model.hpp"
@@ -40,9 +42,9 @@ TEST_CASE("toy_urn: supplementary S1 expectations, analytic and Monte Carlo") {
   CHECK(expected_emd_mean_strategy(5) == doctest::Approx(0.32));
   CHECK(expected_emd_mean_strategy(7) / expected_emd_median_strategy(7) == doctest::Approx(4.0 / 3.0));
   const StrategyEstimate estimate = monte_carlo_emd(5, 200000, 1);
-  // Standard error of the mean of 200,000 single-draw EMDs (sd < 0.3): < 7e-4.
-  CHECK(estimate.median_strategy == doctest::Approx(0.24).epsilon(0.015));
-  CHECK(estimate.mean_strategy == doctest::Approx(0.32).epsilon(0.015));
+  // Standard error of the mean of 200,000 single-draw EMDs (sd < 0.3): < 7e-4; 5 of them.
+  CHECK(std::abs(estimate.median_strategy - 0.24) < 0.0035);
+  CHECK(std::abs(estimate.mean_strategy - 0.32) < 0.0035);
 }
 
 TEST_CASE("toy_urn: a batch is the same for 1 and 2 threads, and its labels are histograms") {
@@ -63,17 +65,41 @@ TEST_CASE("toy_urn: a batch is the same for 1 and 2 threads, and its labels are 
   }
 }
 
-TEST_CASE("toy_urn end to end: a short run writes every output with the right columns") {
+// The mean of |predicted − analytic| over the rows of quantiles.csv (x,tau,bin,predicted,analytic),
+// all of them or those of one x.
+double mean_quantile_error(const std::string& csv, double only_x = -1.0) {
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  double total = 0.0;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    double x, tau, predicted, analytic;
+    int bin;
+    REQUIRE(std::sscanf(line.c_str(), "%lf,%lf,%d,%lf,%lf", &x, &tau, &bin, &predicted, &analytic) == 5);
+    if (only_x >= 0.0 && x != only_x) continue;
+    total += std::abs(predicted - analytic);
+    ++rows;
+  }
+  REQUIRE(rows > 0);
+  return total / rows;
+}
+
+TEST_CASE("toy_urn end to end: a short run learns the quantiles and writes every output with the right columns") {
   TemporaryFolder folder;
-  const RunResult run = run_app_binary("toy_urn", "--steps 40 --batch 256 --threads 1 --out " + folder.file("out") +
+  // 400 steps of batch 256 (half a second) bring the mean |predicted − analytic| over the table's
+  // 180 entries to 0.038, and to 0.006 at x = 1000; after 1 step it is 0.105 and 0.048, after 40
+  // steps 0.066 (measured): a model that does not learn misses both bounds.
+  const RunResult run = run_app_binary("toy_urn", "--steps 400 --batch 256 --threads 1 --out " + folder.file("out") +
                                                       " --save " + folder.file("m.ckpt"));
   INFO(run.err);
   REQUIRE(run.status == 0);
-  CHECK(run.out.find("all bounds") != std::string::npos);
   const std::string csv = slurp(folder.file("out/quantiles.csv"));
   CHECK(csv.rfind("x,tau,bin,predicted,analytic\n", 0) == 0);
   CHECK(count_lines(csv) == 1 + 4 * 9 * 5);
   CHECK(csv.find("nan") == std::string::npos);
+  CHECK(mean_quantile_error(csv) < 0.055);
+  CHECK(mean_quantile_error(csv, 1000.0) < 0.02);
   CHECK(std::filesystem::exists(folder.file("out/fig2_toy_urn.svg")));
   CHECK(std::filesystem::file_size(folder.file("out/quantiles_predicted.npy")) == 128 + 4 * 9 * 5 * 4);
   // Evaluating the saved model gives the same table.

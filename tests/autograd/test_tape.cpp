@@ -1,6 +1,8 @@
 // The tape itself: recording, reverse walk, accumulation, no-grad, clear() and its arena.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <vector>
 
 #include "autograd/elementwise.hpp"
@@ -97,7 +99,16 @@ TEST_CASE("a reused tape gives the same gradients: each intermediate starts from
   Tape tape;
   Var w = make_leaf(Tensor::from({2, 2}, std::vector<float>{0.5f, -1.0f, 2.0f, 0.25f}));
   const Var x(Tensor::from({3, 2}, std::vector<float>{1, 2, -3, 4, 5, -6}));
+  // The reference: the loss of steps 1-3 on a fresh tape, whose buffers have never held anything.
   std::vector<float> reference;
+  {
+    Tape fresh;
+    const Var y = relu(fresh, matmul(fresh, x, w));
+    w.grad.zero();
+    fresh.backward(sum(fresh, mul(fresh, y, add(fresh, y, x))));
+    reference.assign(w.grad.values().begin(), w.grad.values().end());
+  }
+  CHECK(std::any_of(reference.begin(), reference.end(), [](float g) { return g != 0.0f; }));
   for (int step = 0; step < 4; ++step) {
     const Var y = relu(tape, matmul(tape, x, w));
     const Var unused = exp(tape, y);
@@ -106,8 +117,7 @@ TEST_CASE("a reused tape gives the same gradients: each intermediate starts from
     w.grad.zero();
     tape.backward(loss);
     const std::vector<float> grad(w.grad.values().begin(), w.grad.values().end());
-    if (step == 1) reference = grad;
-    if (step > 1) CHECK(grad == reference);
+    if (step > 0) CHECK(grad == reference);
     if (step > 0)
       for (float g : unused.grad.values()) CHECK(g == 0.0f);
     tape.clear();
@@ -119,4 +129,32 @@ TEST_CASE("backward refuses a loss with more than one element") {
   Var w = make_leaf(Tensor::full({2, 2}, 1.0f));
   const Var y = matmul(tape, w, w);
   CHECK_THROWS_WITH_AS(tape.backward(y), doctest::Contains("[2,2]"), Error);
+}
+
+namespace {
+
+// y = 1e-3·x elementwise, whose backward is 10% too large: the size of error a dropped factor or
+// a wrong τ gives in a loss gradient of size 1/(B·N).
+void scaled_backward_too_large(Node& node) {
+  for (int64_t i = 0; i < node.output.grad.numel(); ++i) node.inputs[0].grad[i] += 1.1e-3f * node.output.grad[i];
+}
+
+Var scaled_with_wrong_gradient(Tape& tape, const Var& x) {
+  Var y = tape.make_output(x.shape(), {&x});
+  for (int64_t i = 0; i < x.value.numel(); ++i) y.value[i] = 1e-3f * x.value[i];
+  tape.record("scaled_with_wrong_gradient", scaled_backward_too_large, y, {&x});
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("gradcheck catches a 10% error in a gradient of size 1e-3 (its floor scales with the gradient)") {
+  const Tensor x = Tensor::from({2, 3}, std::vector<float>{0.5f, -1.0f, 2.0f, 0.3f, 0.8f, -0.2f});
+  const auto wrong = gradcheck([](Tape& t, const std::vector<Var>& in) { return scaled_with_wrong_gradient(t, in[0]); }, {x});
+  INFO(wrong.worst);
+  CHECK_FALSE(wrong.ok);
+  // The same op with the right gradient passes: the floor is not so tight that round-off fails it.
+  const auto right = gradcheck([](Tape& t, const std::vector<Var>& in) { return mul_scalar(t, in[0], 1e-3f); }, {x});
+  INFO(right.worst);
+  CHECK(right.ok);
 }

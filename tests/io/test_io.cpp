@@ -49,25 +49,53 @@ TEST_CASE("atomic write replaces a file whole and leaves no temporary behind") {
   CHECK_THROWS_WITH_AS(read_file(folder.file("none")), doctest::Contains("none"), Error);
 }
 
-TEST_CASE("an output folder that was never written is removed, a bad one is refused") {
+TEST_CASE("an output folder is made by its first write only, a bad one is refused") {
   TemporaryFolder folder;
   {
-    OutputDirectory out(folder.file("results"));
-    CHECK(fs::is_directory(folder.file("results")));
+    // Proven creatable, then removed again: a run stopped before it writes (an error, SIGTERM while
+    // a checkpoint loads) leaves no folder behind, nor the parents it would have made.
+    OutputDirectory out(folder.file("parent/results"));
+    CHECK_FALSE(fs::exists(folder.file("parent")));
   }
-  CHECK_FALSE(fs::exists(folder.file("results")));
+  CHECK_FALSE(fs::exists(folder.file("parent")));
   {
-    OutputDirectory out(folder.file("kept"));
+    OutputDirectory out(folder.file("kept/sub"));
     out.write("x.csv", "a,b\n");
   }
-  CHECK(fs::exists(folder.file("kept/x.csv")));
+  CHECK(read_file(folder.file("kept/sub/x.csv")) == "a,b\n");
   write_file_atomically(folder.file("plain"), "not a folder");
   CHECK_THROWS_WITH_AS(OutputDirectory(folder.file("plain")), doctest::Contains("not a directory"), Error);
-  if (geteuid() != 0) {  // root may write anywhere, so the permission check means nothing as root
+  CHECK_THROWS_WITH_AS(OutputDirectory(folder.file("plain/sub")), doctest::Contains("cannot create"), Error);
+  CHECK(folder.entries() == 2);  // kept, plain
+  // /proc/self is a folder nobody may write into, root included: the check runs as any user.
+  CHECK_THROWS_WITH_AS(OutputDirectory("/proc/self"), doctest::Contains("cannot write into"), Error);
+  if (geteuid() != 0) {
     fs::create_directory(folder.file("locked"));
     chmod(folder.file("locked").c_str(), 0500);
     CHECK_THROWS_AS(OutputDirectory(folder.file("locked")), Error);
+  } else {
+    MESSAGE("running as root: a folder of mode 0500 is writable to root, so only /proc/self was checked");
   }
+}
+
+TEST_CASE("read_file refuses what is not a regular file before opening it, and files above its maximum") {
+  TemporaryFolder folder;
+  REQUIRE(mkfifo(folder.file("fifo").c_str(), 0600) == 0);  // opening it for reading would block
+  CHECK_THROWS_WITH_AS(read_file(folder.file("fifo")), doctest::Contains("FIFO"), Error);
+  // Nor is it written over: the rename would replace it (as root, /dev/null too) with a file.
+  CHECK_THROWS_WITH_AS(write_file_atomically(folder.file("fifo"), "x"), doctest::Contains("FIFO"), Error);
+  CHECK(fs::is_fifo(folder.file("fifo")));
+  CHECK_THROWS_WITH_AS(read_file("/dev/zero"), doctest::Contains("/dev/zero: it is a character device"), Error);
+  CHECK_THROWS_WITH_AS(read_file(folder.path.string()), doctest::Contains("directory"), Error);
+  CHECK_THROWS_WITH_AS(read_file(""), doctest::Contains("empty path"), Error);
+  write_file_atomically(folder.file("ten"), "0123456789");
+  CHECK(read_file(folder.file("ten"), 10) == "0123456789");
+  CHECK_THROWS_WITH_AS(read_file(folder.file("ten"), 9, "thing"), doctest::Contains("10 bytes, more than the 9 a thing may have"), Error);
+  // A pseudo-file whose stat size (0) is not its length is refused, not read without bound.
+  CHECK_THROWS_WITH_AS(read_file("/proc/self/status"), doctest::Contains("more than the 0 bytes"), Error);
+  InputFile file(folder.file("ten"), 100, "file");
+  CHECK(file.read(4) == "0123");
+  CHECK_THROWS_WITH_AS(file.read(7), doctest::Contains("7 bytes wanted at offset 4"), Error);
 }
 
 TEST_CASE("npy: the exact bytes NumPy writes for a 2x3 float32 array") {
@@ -106,6 +134,48 @@ TEST_CASE("npy: wrong magic, other dtypes, truncation and trailing bytes are ref
   std::string huge = good;
   huge.replace(huge.find("(2, 3)"), 6, "(999999999999, 999999999)");
   CHECK_THROWS_AS(parse_npy(huge), Error);
+}
+
+// Versions 2.0 and 3.0 differ from 1.0 only in a 4-byte header length (3.0: a UTF-8 header):
+// NumPy writes them for headers over 65535 bytes or for non-Latin-1 field names.
+std::string npy_of_version(const Tensor& t, int major) {
+  const std::string v1 = npy_bytes(t);
+  const size_t length = static_cast<unsigned char>(v1[8]) | static_cast<size_t>(static_cast<unsigned char>(v1[9])) << 8;
+  std::string bytes = v1.substr(0, 6) + static_cast<char>(major) + '\0';
+  for (int i = 0; i < 4; ++i) bytes += static_cast<char>((length >> (8 * i)) & 0xff);
+  return bytes + v1.substr(10);
+}
+
+TEST_CASE("npy: versions 2.0 and 3.0 are read, bit-exact, from bytes and from a file") {
+  TemporaryFolder folder;
+  const Tensor t = sample({3, 5});
+  for (int major : {2, 3}) {
+    CAPTURE(major);
+    const std::string bytes = npy_of_version(t, major);
+    write_file_atomically(folder.file("v.npy"), bytes);
+    for (const Tensor& back : {parse_npy(bytes), load_npy(folder.file("v.npy"))}) {
+      REQUIRE(back.shape() == Shape{3, 5});
+      for (int64_t i = 0; i < t.numel(); ++i) CHECK(back[i] == t[i]);
+    }
+    std::string endless = bytes;  // a 4-byte length of 4 GiB must not be believed
+    for (int i = 8; i < 12; ++i) endless[i] = '\xff';
+    CHECK_THROWS_WITH_AS(parse_npy(endless), doctest::Contains("more than 65536"), Error);
+  }
+  std::string v4 = npy_bytes(t);
+  v4[6] = 4;
+  CHECK_THROWS_WITH_AS(parse_npy(v4), doctest::Contains("version 4"), Error);
+}
+
+TEST_CASE("npy: a file is refused by its header before its data is read") {
+  TemporaryFolder folder;
+  // A header that promises 4 GiB of data in a file of a few bytes: refused from the size alone.
+  std::string bytes = npy_bytes(sample({2, 3}));
+  bytes.replace(bytes.find("(2, 3)"), 6, "(1073741824, 4)");
+  write_file_atomically(folder.file("big.npy"), bytes);
+  CHECK_THROWS_WITH_AS(load_npy(folder.file("big.npy")), doctest::Contains("truncated"), Error);
+  CHECK_THROWS_WITH_AS(load_npy("/dev/urandom"), doctest::Contains("not a regular file"), Error);
+  write_file_atomically(folder.file("short.npy"), "\x93NUMPY");
+  CHECK_THROWS_WITH_AS(load_npy(folder.file("short.npy")), doctest::Contains("magic"), Error);
 }
 
 TEST_CASE("checkpoint round trip is bit-exact, with metadata") {

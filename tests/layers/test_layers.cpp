@@ -1,6 +1,7 @@
 // Layers: Linear, BatchNorm1d, Dropout, activations, Sequential, packing, τ input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -32,6 +33,9 @@ TEST_CASE("linear forward by hand, with and without bias") {
   CHECK(y.value[5] == 35.0f);
   CHECK(linear(tape, x, w, Var()).value[5] == 5.0f);
   CHECK_THROWS_WITH_AS(linear(tape, Var(Tensor::zeros({2, 3})), w, b), doctest::Contains("[2,3]"), Error);
+  // A weight with no output features (was a division by zero, SIGFPE, with a bias).
+  CHECK_THROWS_WITH_AS(linear(tape, x, Var(Tensor::zeros({2, 0})), Var(Tensor::zeros({1, 0}))), doctest::Contains("linear: weight is [2,0]"), Error);
+  CHECK_THROWS_WITH_AS(linear(tape, x, Var(Tensor::zeros({2, 0})), Var()), doctest::Contains("linear: weight is [2,0]"), Error);
 }
 
 TEST_CASE("linear gradcheck: bias, no bias, rank-3 input") {
@@ -55,6 +59,10 @@ TEST_CASE("Linear initialisation is seeded and within the Glorot limit") {
   CHECK(a.weight.value[7] != c.weight.value[7]);
   CHECK(a.bias.value[3] == 0.0f);
   CHECK_THROWS_AS(Linear(0, 3), Error);
+  // As linear.hpp says: the stream, not the order of construction, tells two layers apart.
+  Linear first(64, 32), second(64, 32), streamed(64, 32, {.stream = 1});
+  CHECK(first.weight.value[7] == second.weight.value[7]);
+  CHECK(first.weight.value[7] != streamed.weight.value[7]);
 }
 
 TEST_CASE("batch norm in training normalises each feature, running statistics by hand") {
@@ -199,7 +207,11 @@ TEST_CASE("sequential: names, counts, packing into one allocation, zero_grad") {
   const Var out = model.forward(tape, Var(values({3, 2}, {1, 2, 3, 4, 5, 6})));
   CHECK(out.shape() == Shape{3, 3});
   CHECK(out.value[0] + out.value[1] + out.value[2] == doctest::Approx(1.0f));
-  tape.backward(out, Tensor::full({3, 3}, 0.5f).clone());
+  // Softmax's outputs sum to 1, so a uniform output gradient would give zero input gradients.
+  tape.backward(out, values({3, 3}, {1, 0, 0, 0, 2, 0, 0, 0, 3}));
+  int64_t nonzero = 0;
+  for (float g : model.flat_gradients().values()) nonzero += g != 0.0f;
+  CHECK(nonzero > model.parameter_count() / 2);
   model.zero_grad();
   for (float g : model.flat_gradients().values()) CHECK(g == 0.0f);
 }
@@ -230,16 +242,24 @@ TEST_CASE("Linear, ReLU and BatchNorm chained: gradcheck, and the same gradients
   INFO(r.worst);
   CHECK(r.ok);
 
-  Tape tape;
   std::vector<Var> leaves = {make_leaf(x), make_leaf(w1), make_leaf(b1), make_leaf(w2)};
-  std::vector<float> first;
-  for (int step = 0; step < 2; ++step) {
+  const auto gradients = [&](Tape& tape) {
     for (Var& leaf : leaves) leaf.grad.zero();
     const Var y = chain(tape, leaves);
     tape.backward(sum(tape, mul(tape, y, y)));  // not a plain sum: its gradient through BN is 0
-    if (step == 0) first.assign(leaves[0].grad.values().begin(), leaves[0].grad.values().end());
-    CHECK(std::vector<float>(leaves[0].grad.values().begin(), leaves[0].grad.values().end()) == first);
+    std::vector<float> all;
+    for (const Var& leaf : leaves) all.insert(all.end(), leaf.grad.values().begin(), leaf.grad.values().end());
     tape.clear();
+    return all;
+  };
+  Tape fresh;
+  const std::vector<float> reference = gradients(fresh);  // every buffer new
+  CHECK(std::count(reference.begin(), reference.end(), 0.0f) == 0);
+  Tape reused;
+  for (int step = 0; step < 3; ++step) {
+    gradients(reused);  // leaves last step's gradients in the reused buffers
+    CAPTURE(step);
+    CHECK(gradients(reused) == reference);
   }
 }
 

@@ -111,3 +111,14 @@ TEST_CASE("baseline losses refuse bad input") {
   CHECK_THROWS_AS(cross_entropy(tape, Var(values({1, 3}, {-0.1f, 0.6f, 0.5f})), kTarget), Error);
   CHECK_THROWS_AS(mse_loss(tape, Var(values({1, 3}, {NAN, 0, 0})), kTarget), Error);
 }
+
+TEST_CASE("losses refuse zero bins and an empty batch, which have no mean (was a division by zero, SIGFPE)") {
+  Tape tape;
+  using Fn = Var (*)(Tape&, const Var&, const Tensor&);
+  for (Fn loss : {mae_loss, mse_loss, em1_loss, em2_loss}) {
+    for (const Shape& shape : {Shape{4, 0}, Shape{0, 3}}) {
+      CAPTURE(shape);
+      CHECK_THROWS_WITH_AS(loss(tape, Var(Tensor::zeros(shape)), Tensor::zeros(shape)), doctest::Contains("empty"), Error);
+    }
+  }
+}

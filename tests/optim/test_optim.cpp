@@ -64,10 +64,39 @@ TEST_CASE("SGD with momentum: two steps by hand") {
 }
 
 TEST_CASE("exponential decay reaches lr0 * rate after decay_steps") {
+  // Relative (.scale(0)): doctest's default Approx allows ±1.2e-5 absolute below 1, which is 12%
+  // of 1e-4 and would pass a wrong exponent.
   const ExponentialDecay schedule{1e-3f, 0.1f, 10000};
-  CHECK(schedule.at(0) == doctest::Approx(1e-3f));
-  CHECK(schedule.at(5000) == doctest::Approx(1e-3f / std::sqrt(10.0f)));
-  CHECK(schedule.at(10000) == doctest::Approx(1e-4f));
+  CHECK(schedule.at(0) == doctest::Approx(1e-3f).scale(0));
+  CHECK(schedule.at(5000) == doctest::Approx(1e-3f / std::sqrt(10.0f)).scale(0));
+  CHECK(schedule.at(10000) == doctest::Approx(1e-4f).scale(0));
+}
+
+TEST_CASE("AdamW: decoupled weight decay, two steps by hand") {
+  // The steps of "Adam: two steps by hand" plus −lr·λ·θ of the θ before each step (λ = 0.01):
+  // step 1: θ = 1 − 0.1 − 0.1·0.01·1 = 0.899; step 2: θ = 0.899 + 0.0366107 − 0.001·0.899 = 0.9347117.
+  // The decay does not enter m and v (that would be L2 decay, not decoupled).
+  OneParameter p(1.0f);
+  Adam adam(p.model.flat_values(), p.model.flat_gradients(), {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f, .weight_decay = 0.01f});
+  p.set_gradient(0.5f);
+  adam.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.899f).epsilon(1e-6));
+  p.set_gradient(-1.0f);
+  adam.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.9347117f).epsilon(1e-6));
+}
+
+TEST_CASE("SGD with momentum and weight decay: two steps by hand") {
+  // b ← μ·b + g + λ·θ, θ ← θ − lr·b with μ = 0.9, λ = 0.1, lr = 0.1, g = 1:
+  // b = 1 + 0.1 = 1.1, θ = 0.89; b = 0.99 + 1 + 0.089 = 2.079, θ = 0.89 − 0.2079 = 0.6821.
+  OneParameter p(1.0f);
+  Sgd sgd(p.model.flat_values(), p.model.flat_gradients(), {.momentum = 0.9f, .weight_decay = 0.1f});
+  p.set_gradient(1.0f);
+  sgd.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.89f).epsilon(1e-6));
+  p.set_gradient(1.0f);
+  sgd.step(0.1f);
+  CHECK(p.theta() == doctest::Approx(0.6821f).epsilon(1e-6));
 }
 
 TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
