@@ -61,7 +61,9 @@ void save(const TrainingSetup& setup, Module& model, Adam& optimizer, int64_t st
   auto metadata = setup.metadata;
   metadata["step"] = std::to_string(step);
   metadata["steps"] = std::to_string(setup.steps);
-  save_checkpoint(setup.save_path, training_state(model, optimizer), metadata);
+  std::vector<NamedTensor> state = training_state(model, optimizer);
+  state.insert(state.end(), setup.hook.state.begin(), setup.hook.state.end());
+  save_checkpoint(setup.save_path, state, metadata);
 }
 
 }  // namespace
@@ -98,7 +100,9 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
         fail(setup.resume_path, ": cannot resume: checkpoint has ", key, " '",
              found == checkpoint.metadata.end() ? "(none)" : found->second, "', this run has '", value, "'");
     }
-    restore(checkpoint, training_state(model, optimizer), setup.resume_path);
+    std::vector<NamedTensor> state = training_state(model, optimizer);
+    state.insert(state.end(), setup.hook.state.begin(), setup.hook.state.end());
+    restore(checkpoint, state, setup.resume_path);
     start = std::stoll(checkpoint.metadata.at("step"));
     if (start > setup.steps) fail(setup.resume_path, ": checkpoint is at step ", start, ", beyond the run's ", setup.steps, " steps");
   }
@@ -119,6 +123,7 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
            setup.save_path.empty() ? std::string() : "; the last good checkpoint " + setup.save_path + " is kept",
            "\nHINT: lower the learning rate or check the inputs for NaN");
     optimizer.step(setup.schedule.at(step));
+    if (setup.hook.after_step) setup.hook.after_step(step);
     tape.clear();
     if (step >= setup.steps - 100) {
       recent_sum += loss_value;

@@ -23,6 +23,13 @@
 
 namespace empl {
 
+// Optional work after each optimizer step (a weight average: optim/weight_average.hpp) and its
+// state, which checkpoints carry after the optimizer's and a resume restores.
+struct StepHook {
+  std::function<void(int64_t step)> after_step;  // called with the step just taken (from 0)
+  std::vector<NamedTensor> state;
+};
+
 struct TrainingSetup {
   int64_t steps = 0;               // the run's total; a resumed run continues up to it
   ExponentialDecay schedule;
@@ -31,6 +38,7 @@ struct TrainingSetup {
   std::string resume_path;        // continue from this checkpoint when not empty
   std::map<std::string, std::string> metadata;  // written into checkpoints ("app", "loss", ...)
   bool quiet = false;             // no progress line on stderr
+  StepHook hook;
 };
 
 // Computes the loss of step `step` on the tape (the loop does the rest).

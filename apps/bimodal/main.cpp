@@ -3,7 +3,11 @@
 // bin-wise Gaussian likelihood (--loss gauss) cannot.
 //
 //   bimodal [--steps 10000] [--loss empl|gauss] [--out DIR] [--save CKPT] [--load CKPT]
-//           [--compare GAUSS.ckpt]
+//           [--compare GAUSS.ckpt] [--average-decay 0.995] [--average-steps 1500]
+//
+// The learning rate is constant (1e-3), so the last steps' weights scatter; evaluation uses an
+// exponential moving average of the weights over the last 1500 steps (optim/weight_average.hpp),
+// which halves the calibration deviation at (0.2, 0.8, 0.8) (scripts/accuracy.sh).
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -17,9 +21,11 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
 #include "io/svg_plot.hpp"
 #include "losses/empl.hpp"
 #include "losses/gaussian_nll.hpp"
+#include "optim/weight_average.hpp"
 
 using namespace empl;
 using namespace empl::bimodal;
@@ -103,7 +109,10 @@ int run(int argc, char** argv) {
   cxxopts::Options parser("bimodal", "Bimodal histogram distributions (paper supplementary S2)");
   const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl", .losses = {"empl", "gauss"}, .out = "out/bimodal"};
   add_common_options(parser, defaults);
-  parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>());
+  parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>())
+      ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
+       cxxopts::value<float>()->default_value("0.995"))
+      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("1500"));
   const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
@@ -123,11 +132,22 @@ int run(int argc, char** argv) {
   const std::map<std::string, std::string> identity = {{"app", "bimodal"}, {"loss", options.loss}};
   Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
   Tensor tau = Tensor::empty({options.batch, 1});
+  const float average_decay = parsed["average-decay"].as<float>();
+  const int64_t average_steps = parsed["average-steps"].as<int64_t>();
+  if (!(average_decay >= 0.0f && average_decay < 1.0f)) fail("--average-decay must be in [0, 1), got ", average_decay);
+  if (average_steps <= 0) fail("--average-steps must be positive, got ", average_steps);
+  const int64_t average_from = options.steps - average_steps;
+  WeightAverage average(*model, average_decay);
+  StepHook hook;
+  if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};
   const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
     make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
     const Var output = model->forward(t, Var(inputs));
     return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
-  });
+  }, hook);
+  // Evaluate with the averaged weights when the run (or the loaded checkpoint) has them.
+  if (!options.load.empty()) average.restore_from(load_checkpoint(options.load).tensors);
+  if (average.count() > 0) average.swap_into_model();
   const double seconds = result.seconds, final_loss = result.final_loss;
 
   std::vector<InputResult> results;

@@ -9,7 +9,7 @@ TrainingSetup training_setup(const CommonOptions& options, const std::map<std::s
 }
 
 TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
-                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss) {
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook) {
   if (!options.load.empty()) {
     load_model(options.load, model, identity);
     return {};
@@ -17,7 +17,9 @@ TrainingResult train_or_load(Module& model, const CommonOptions& options, const 
   if (!options.save.empty()) check_save_path(options.save);
   Adam adam(model.flat_values(), model.flat_gradients());
   Tape tape;
-  return train(model, adam, tape, training_setup(options, identity, schedule), forward_loss);
+  TrainingSetup setup = training_setup(options, identity, schedule);
+  setup.hook = hook;
+  return train(model, adam, tape, setup, forward_loss);
 }
 
 }  // namespace empl

@@ -17,8 +17,8 @@ TrainingSetup training_setup(const CommonOptions& options, const std::map<std::s
 
 // What every app does with its common flags: with --load, restore the model from the checkpoint
 // (which must carry `identity` in its metadata) and return a result with no steps; otherwise train
-// it with Adam (--steps, --save, --resume, --quiet) and the given schedule.
+// it with Adam (--steps, --save, --resume, --quiet), the given schedule and the optional step hook.
 TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
-                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss);
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook = {});
 
 }  // namespace empl

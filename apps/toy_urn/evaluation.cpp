@@ -63,6 +63,10 @@ Accuracy accuracy(const QuantileTable& table) {
           (x == 10 ? result.x10_counts : result.x100_counts) = std::max(x == 10 ? result.x10_counts : result.x100_counts, counts);
         } else if (x == 1000) {
           result.x1000_abs = std::max(result.x1000_abs, std::abs(p - q));
+          const int64_t count = std::llround(p * static_cast<double>(x));
+          const double prob = static_cast<double>(j) / kBins;
+          const double below = binomial_cdf(count - 1, x, prob), at = binomial_cdf(count, x, prob);
+          result.x1000_tau = std::max({result.x1000_tau, below - kTaus[t], kTaus[t] - at});
         } else {
           const double step = static_cast<double>(kBins - j) / kBins;  // M_j jumps to 1 above τ = (N − j)/N
           if (std::abs(kTaus[t] - step) > 0.05 + 1e-9) result.x1_abs = std::max(result.x1_abs, std::abs(p - q));
@@ -73,11 +77,17 @@ Accuracy accuracy(const QuantileTable& table) {
 }
 
 std::string figure_svg(const QuantileTable& table, const std::vector<Comparison>& comparisons) {
-  SvgFigure figure(kDrawCount, 2, 380, 240);
+  SvgFigure figure(kDrawCount, 2, 380, 280);
   figure.set_title("Toy urn, N = 5: predicted (solid) and analytic quantiles of the cumulative histogram");
   const std::vector<double> bins = {1, 2, 3, 4, 5};
+  // The legend is drawn top left inside its panel. At x = 1 every corner holds a curve (the
+  // τ = 0.9 line runs along M_j = 1 from bin 1), so the legend goes to the x = 1000 panel, whose
+  // curves stay below 0.45 over bins 1-2; τ is labelled at 0.1, 0.5 and 0.9 only (the colours
+  // between follow the same ramp), which keeps the legend above them.
+  const int legend_panel = kDrawCount - 1;
   for (int d = 0; d < kDrawCount; ++d) {
     const int64_t x = kDraws[d];
+    const bool legend = d == legend_panel;
     Axes& left = figure.axes(d, 0);
     left.set_title("x = " + std::to_string(x) + " draws");
     left.set_xlabel("bin j");
@@ -86,17 +96,22 @@ std::string figure_svg(const QuantileTable& table, const std::vector<Comparison>
     for (int t = 0; t < kTauCount; ++t) {
       char label[32];
       std::snprintf(label, sizeof label, "tau = %.1f", kTaus[t]);
-      left.line(bins, table.predicted[d][t], {.color = colormap(kTaus[t]), .label = d == 0 ? label : ""});
+      const bool labelled = legend && (t == 0 || t == kTauCount / 2 || t == kTauCount - 1);
+      left.line(bins, table.predicted[d][t], {.color = colormap(kTaus[t]), .label = labelled ? label : ""});
     }
-    left.markers(bins, table.analytic[d][0], {.color = "#555555", .width = 1.0, .label = d == 0 ? "analytic 10%/90%" : ""});
+    left.markers(bins, table.analytic[d][0], {.color = "#555555", .width = 1.0, .label = legend ? "analytic 10%/90%" : ""});
     left.markers(bins, table.analytic[d][kTauCount - 1], {.color = "#555555", .width = 1.0});
-    left.line(bins, table.analytic[d][kTauCount / 2], {.color = "#d4a017", .dashed = true, .label = d == 0 ? "analytic median" : ""});
-    if (x == 1)
-      for (size_t c = 0; c < comparisons.size(); ++c)
-        left.line(bins, comparisons[c].cumulative,
-                  {.color = c == 0 ? "#d62728" : "#17becf", .width = 2.5, .dashed = true, .label = comparisons[c].label});
+    left.line(bins, table.analytic[d][kTauCount / 2], {.color = "#d4a017", .dashed = true, .label = legend ? "analytic median" : ""});
+    for (size_t c = 0; c < comparisons.size(); ++c) {
+      const std::string color = c == 0 ? "#d62728" : "#17becf";
+      if (x == 1) left.line(bins, comparisons[c].cumulative, {.color = color, .width = 2.5, .dashed = true});
+      // An empty line: only its legend entry, in the legend's panel.
+      if (legend) left.line({}, {}, {.color = color, .width = 2.5, .dashed = true, .label = comparisons[c].label + " at x = 1"});
+    }
 
-    // Right: the CDF of M_3 = l/x, l ~ Bin(x, 3/5), over the range where it rises.
+    // Right: the CDF of M_3 = l/x, l ~ Bin(x, 3/5), over the range where it rises. M_3 lies in
+    // [0, 1]: the staircase's last step is held for one count (1/x), but at x = 1 that would run
+    // the axis to 2, so there it is held for 0.1 only and the axis is [-0.1, 1.1].
     Axes& right = figure.axes(d, 1);
     right.set_title("CDF of M_3, x = " + std::to_string(x));
     right.set_xlabel("M_3");
@@ -110,7 +125,13 @@ std::string figure_svg(const QuantileTable& table, const std::vector<Comparison>
       cdf.push_back(f);
       if (f > 1 - 1e-4) break;
     }
-    values.push_back(values.back() + 1.0 / x);
+    const double hold = std::min(1.0 / x, 0.1);
+    if (values.front() == 0.0) {  // F = 0 below M_3 = 0, drawn over the same margin
+      values.insert(values.begin(), -hold);
+      cdf.insert(cdf.begin(), 0.0);
+    }
+    values.push_back(values.back() + hold);
+    right.set_xlim(values.front(), values.back());
     right.step(values, cdf, {.color = "black"});
     for (int t = 0; t < kTauCount; ++t) {
       right.hline(kTaus[t], {.color = "#bbbbbb", .width = 0.8, .dashed = true});
