@@ -174,7 +174,7 @@ int run(int argc, char** argv) {
 
   if (name == "toy_step") {
     auto model = toy_urn::build_model(1);
-    Adam adam(*model);
+    Adam adam(model->flat_values(), model->flat_gradients());
     Tensor inputs = Tensor::empty({kBatch, toy_urn::kFeatures}), labels = Tensor::empty({kBatch, toy_urn::kBins}),
            tau = Tensor::empty({kBatch, 1});
     report(name, threads, 20, reps, training_step(*model, adam, tape,
@@ -182,7 +182,7 @@ int run(int argc, char** argv) {
         [&](Tape& t, const Var& x) { return empl_loss(t, model->forward(t, x), labels, tau); }, phases), &phases);
   } else if (name == "bimodal_step") {
     auto model = bimodal::build_model(1, "empl");
-    Adam adam(*model);
+    Adam adam(model->flat_values(), model->flat_gradients());
     Tensor inputs = Tensor::empty({kBatch, bimodal::kFeatures}), labels = Tensor::empty({kBatch, bimodal::kBins}),
            tau = Tensor::empty({kBatch, 1});
     report(name, threads, 20, reps, training_step(*model, adam, tape,

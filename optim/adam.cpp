@@ -22,8 +22,16 @@ void adam_update(float* __restrict theta, float* __restrict m, float* __restrict
 
 }  // namespace
 
-Adam::Adam(Module& model, const AdamOptions& options)
-    : values_(model.flat_values()), gradients_(model.flat_gradients()), options_(options) {
+void check_flat_pair(const char* optimizer, const Tensor& values, const Tensor& gradients) {
+  if (!values.defined() || !gradients.defined())
+    fail(optimizer, ": values and gradients must be defined tensors (pack() the model first)");
+  if (values.rank() != 1 || gradients.shape() != values.shape())
+    fail(optimizer, ": values are ", values.shape(), ", gradients are ", gradients.shape(), ": expected two [P] tensors");
+}
+
+Adam::Adam(const Tensor& values, const Tensor& gradients, const AdamOptions& options)
+    : values_(values), gradients_(gradients), options_(options) {
+  check_flat_pair("Adam", values, gradients);
   if (!(options.beta1 >= 0.0f && options.beta1 < 1.0f) || !(options.beta2 >= 0.0f && options.beta2 < 1.0f))
     fail("Adam: betas (", options.beta1, ", ", options.beta2, ") must be in [0, 1)");
   if (!(options.eps > 0.0f)) fail("Adam: eps = ", options.eps, " must be positive");

@@ -1,4 +1,5 @@
-// Adam (Kingma & Ba 2015) over a packed model's one flat span of parameters:
+// Adam (Kingma & Ba 2015) over one flat span of parameters (a packed model's Module::flat_values,
+// with its Module::flat_gradients beside it):
 //   m ← β1·m + (1 − β1)·g          v ← β2·v + (1 − β2)·g²
 //   θ ← θ − lr · (m / (1 − β1^t)) / (√(v / (1 − β2^t)) + ε)      (t = the step, from 1)
 // with optional decoupled weight decay θ ← θ − lr·λ·θ (AdamW). Defaults are Keras's (ε = 1e-7),
@@ -7,7 +8,8 @@
 
 #include <vector>
 
-#include "layers/module.hpp"
+#include "core/tensor.hpp"
+#include "layers/module.hpp"  // NamedTensor
 
 namespace empl {
 
@@ -18,10 +20,15 @@ struct AdamOptions {
   float weight_decay = 0.0f;  // decoupled
 };
 
+// Throws unless values and gradients are two defined [P] tensors (used by Adam and Sgd).
+void check_flat_pair(const char* optimizer, const Tensor& values, const Tensor& gradients);
+
 class Adam {
  public:
-  Adam(Module& model, const AdamOptions& options = {});
-  // One update with learning rate lr from the gradients currently in the model.
+  // values and gradients [P] share storage with what they name (a packed model's flat buffers):
+  // the optimizer updates the values in place and reads the gradients the backward wrote.
+  Adam(const Tensor& values, const Tensor& gradients, const AdamOptions& options = {});
+  // One update with learning rate lr from the gradients currently in `gradients`.
   void step(float lr);
   int64_t steps() const { return static_cast<int64_t>(step_count_[0]); }
   // m, v and the step count, for checkpoints ("adam.m", "adam.v", "adam.step").

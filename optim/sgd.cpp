@@ -4,11 +4,13 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "optim/adam.hpp"  // check_flat_pair
 
 namespace empl {
 
-Sgd::Sgd(Module& model, const SgdOptions& options)
-    : values_(model.flat_values()), gradients_(model.flat_gradients()), options_(options) {
+Sgd::Sgd(const Tensor& values, const Tensor& gradients, const SgdOptions& options)
+    : values_(values), gradients_(gradients), options_(options) {
+  check_flat_pair("Sgd", values, gradients);
   if (!(options.momentum >= 0.0f && options.momentum < 1.0f)) fail("Sgd: momentum ", options.momentum, " must be in [0, 1)");
   buffer_ = Tensor::zeros(values_.shape(), "SGD momentum buffer");
 }

@@ -1,11 +1,12 @@
-// Stochastic gradient descent with momentum over a packed model's flat parameters:
+// Stochastic gradient descent with momentum over flat parameters (a packed model's flat_values):
 //   b ← μ·b + g + λ·θ       θ ← θ − lr·b
 // (PyTorch's formulation; λ is L2 weight decay added to the gradient).
 #pragma once
 
 #include <vector>
 
-#include "layers/module.hpp"
+#include "core/tensor.hpp"
+#include "layers/module.hpp"  // NamedTensor
 
 namespace empl {
 
@@ -16,7 +17,8 @@ struct SgdOptions {
 
 class Sgd {
  public:
-  Sgd(Module& model, const SgdOptions& options = {});
+  // values and gradients [P], as for Adam: updated in place, read after each backward.
+  Sgd(const Tensor& values, const Tensor& gradients, const SgdOptions& options = {});
   void step(float lr);
   std::vector<NamedTensor> state();  // "sgd.momentum_buffer"
 

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "layers/tau_input.hpp"
 
 namespace empl::bimodal {
 
@@ -38,25 +39,17 @@ void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Te
       const float t = rng.uniform();
       draw_histogram(x, seed, 2 * step + 1, static_cast<uint64_t>(i), labels.data() + i * kBins);
       float* row = inputs.data() + i * kFeatures;
-      row[0] = (t - 0.5f) * 12.0f;
-      row[1] = static_cast<float>((x.xi - 0.5) * 12.0);
-      row[2] = static_cast<float>((x.b1 - 0.5) * 12.0);
-      row[3] = static_cast<float>((x.b2 - 0.5) * 12.0);
+      row[0] = tau_feature(t);
+      fill_features(x, row + 1);
       tau[i] = t;
     }
   });
 }
 
-void fill_inputs(const BimodalInput& input, const float* tau_levels, int64_t levels, Tensor& inputs) {
-  if (inputs.shape() != Shape{levels, kFeatures})
-    fail("bimodal::fill_inputs: inputs ", inputs.shape(), " for ", levels, " levels");
-  for (int64_t i = 0; i < levels; ++i) {
-    float* row = inputs.data() + i * kFeatures;
-    row[0] = (tau_levels[i] - 0.5f) * 12.0f;
-    row[1] = static_cast<float>((input.xi - 0.5) * 12.0);
-    row[2] = static_cast<float>((input.b1 - 0.5) * 12.0);
-    row[3] = static_cast<float>((input.b2 - 0.5) * 12.0);
-  }
+void fill_features(const BimodalInput& input, float* row) {
+  row[0] = static_cast<float>((input.xi - 0.5) * 12.0);
+  row[1] = static_cast<float>((input.b1 - 0.5) * 12.0);
+  row[2] = static_cast<float>((input.b2 - 0.5) * 12.0);
 }
 
 }  // namespace empl::bimodal

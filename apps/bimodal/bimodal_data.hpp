@@ -28,7 +28,7 @@ void draw_histogram(const BimodalInput& input, uint64_t seed, uint64_t stream, u
 // from U(0,1). Sample i of step s uses the generator (seed, s, i): any thread count, same batch.
 void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau);
 
-// Network inputs for a fixed X at the given τ levels: [levels, 4].
-void fill_inputs(const BimodalInput& input, const float* tau_levels, int64_t levels, Tensor& inputs);
+// The network's features of X without τ: ((ξ − 0.5)·12, (b1 − 0.5)·12, (b2 − 0.5)·12).
+void fill_features(const BimodalInput& input, float* row /* [kFeatures - 1] */);
 
 }  // namespace empl::bimodal

@@ -4,8 +4,7 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
-#include "core/rowwise.hpp"
-#include "losses/gaussian_nll.hpp"
+#include "training/quantiles.hpp"
 
 namespace empl::bimodal {
 
@@ -13,27 +12,16 @@ float tau_level(int k) { return 0.025f * static_cast<float>(k + 1); }
 double alpha_level(int k) { return 0.05 * (k + 1); }
 
 std::vector<std::vector<double>> predict_quantiles(Module& model, const BimodalInput& input, bool gaussian) {
-  model.eval();
-  Tape tape;
-  Tape::NoGrad no_grad(tape);
   float levels[kLevels];
   for (int k = 0; k < kLevels; ++k) levels[k] = tau_level(k);
-  Tensor inputs = Tensor::empty({kLevels, kFeatures});
-  fill_inputs(input, levels, kLevels, inputs);
-  const Tensor output = model.forward(tape, Var(inputs)).value;
+  Tensor features = Tensor::empty({1, kFeatures - 1});
+  fill_features(input, features.data());
+  // The Gaussian network sees τ too, but its quantiles are μ + σ·Φ⁻¹(τ).
+  const QuantilePrediction prediction = evaluate_quantiles(
+      model, features, levels, {.tau_column = 0, .head = gaussian ? QuantileHead::gaussian : QuantileHead::density});
   std::vector<std::vector<double>> quantiles(kLevels, std::vector<double>(kBins));
-  if (gaussian) {
-    // The Gaussian network ignores τ in its input's meaning; its quantiles are μ + σ·Φ⁻¹(τ).
-    Tensor mean = Tensor::empty({kLevels, kBins}), std = Tensor::empty({kLevels, kBins});
-    gaussian_mean_and_std(output, mean, std);
-    for (int k = 0; k < kLevels; ++k)
-      for (int j = 0; j < kBins; ++j)
-        quantiles[k][j] = mean[k * kBins + j] + std[k * kBins + j] * normal_quantile(levels[k]);
-  } else {
-    const Tensor cumulative = cumsum(output);
-    for (int k = 0; k < kLevels; ++k)
-      for (int j = 0; j < kBins; ++j) quantiles[k][j] = cumulative[k * kBins + j];
-  }
+  for (int k = 0; k < kLevels; ++k)
+    for (int j = 0; j < kBins; ++j) quantiles[k][j] = prediction.at(0, k, j);
   return quantiles;
 }
 

@@ -17,7 +17,7 @@
 #include "apps/bimodal/calibration.hpp"
 #include "apps/common/app_options.hpp"
 #include "apps/common/run_app.hpp"
-#include "apps/common/training_loop.hpp"
+#include "apps/common/train_or_load.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/atomic_file.hpp"

@@ -17,7 +17,7 @@
 #include "apps/bundesliga/results_csv.hpp"
 #include "apps/common/app_options.hpp"
 #include "apps/common/run_app.hpp"
-#include "apps/common/training_loop.hpp"
+#include "apps/common/train_or_load.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
@@ -25,6 +25,7 @@
 #include "io/atomic_file.hpp"
 #include "io/svg_plot.hpp"
 #include "layers/tau_input.hpp"
+#include "training/quantiles.hpp"
 #include "losses/empl.hpp"
 #include "losses/gaussian_nll.hpp"
 
@@ -169,11 +170,10 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
     int64_t shuffled_epoch = -1;
     Tensor inputs = Tensor::empty({options.batch, kInputs}), labels = Tensor::empty({options.batch, kClubs});
     Tensor tau = Tensor::empty({options.batch, 1});
-    Adam adam(*model);
+    Adam adam(model->flat_values(), model->flat_gradients());
     Tape tape;
-    TrainingSetup setup{.steps = options.steps, .schedule = {1e-3f, 1.0f, 1}, .save_path = options.save,
-                        .save_every = batches_per_epoch * 10, .resume_path = options.resume, .metadata = identity,
-                        .quiet = options.quiet};
+    TrainingSetup setup = training_setup(options, identity, {1e-3f, 1.0f, 1});
+    setup.save_every = batches_per_epoch * 10;
     const TrainingResult result = train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
       const int64_t epoch = step / batches_per_epoch, first = (step % batches_per_epoch) * options.batch;
       if (epoch != shuffled_epoch) {  // a new shuffle of the samples per epoch, from the epoch alone
@@ -209,33 +209,17 @@ int run_train(const cxxopts::ParseResult& parsed, const CommonDefaults& defaults
       clubs.push_back(club);
     }
   }
-  Tensor inputs = Tensor::empty({static_cast<int64_t>(clubs.size()) * 9, kInputs});
-  for (size_t k = 0; k < clubs.size(); ++k) {
-    float label_unused[kClubs];
-    const Positions table = positions(*clubs[k].season);
-    for (int q = 0; q < 9; ++q) {
-      float* row = inputs.data() + (k * 9 + q) * kInputs;
-      club_sample(*clubs[k].season, table, clubs[k].club, {}, row, label_unused);
-      row[kWeeks] = tau_feature(0.1f * (q + 1));
-    }
-    club_sample(*clubs[k].season, table, clubs[k].club, {}, inputs.data() + k * 9 * kInputs, clubs[k].truth.data());
-    inputs[k * 9 * kInputs + kWeeks] = tau_feature(0.1f);
-  }
-  {
-    Tape tape;
-    Tape::NoGrad no_grad(tape);
-    const Tensor output = model->forward(tape, Var(inputs)).value;
-    const int64_t rows = inputs.shape()[0];
-    Tensor mean = Tensor::empty({rows, kClubs}), std = Tensor::empty({rows, kClubs});
-    if (gaussian) gaussian_mean_and_std(output, mean, std);
-    else cumsum(output, mean);
-    for (size_t k = 0; k < clubs.size(); ++k)
-      for (int q = 0; q < 9; ++q)
-        for (int j = 0; j < kClubs; ++j) {
-          const int64_t i = (static_cast<int64_t>(k) * 9 + q) * kClubs + j;
-          clubs[k].predicted[q][j] = gaussian ? mean[i] + std[i] * normal_quantile(0.1 * (q + 1)) : mean[i];
-        }
-  }
+  Tensor features = Tensor::empty({static_cast<int64_t>(clubs.size()), kWeeks});  // τ goes last
+  for (size_t k = 0; k < clubs.size(); ++k)
+    club_sample(*clubs[k].season, positions(*clubs[k].season), clubs[k].club, {}, features.data() + k * kWeeks,
+                clubs[k].truth.data());
+  float levels[9];  // τ = 0.1..0.9
+  for (int q = 0; q < 9; ++q) levels[q] = 0.1f * static_cast<float>(q + 1);
+  const QuantilePrediction prediction =
+      evaluate_quantiles(*model, features, levels, {.head = gaussian ? QuantileHead::gaussian : QuantileHead::density});
+  for (size_t k = 0; k < clubs.size(); ++k)
+    for (int q = 0; q < 9; ++q)
+      for (int j = 0; j < kClubs; ++j) clubs[k].predicted[q][j] = prediction.at(static_cast<int64_t>(k), q, j);
   for (size_t k = 0; k < clubs.size(); ++k)
     clubs[k].bootstrap = bootstrap_quantiles(*clubs[k].season, clubs[k].club, training, replays, draws, options.seed, 9000 + k);
 

@@ -5,7 +5,7 @@
 
 #include <cxxopts.hpp>
 
-#include "apps/common/training_loop.hpp"
+#include "training/loop.hpp"
 
 namespace empl {
 

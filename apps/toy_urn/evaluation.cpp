@@ -7,8 +7,8 @@
 
 #include "apps/toy_urn/urn_data.hpp"
 #include "apps/toy_urn/urn_math.hpp"
-#include "core/rowwise.hpp"
 #include "io/svg_plot.hpp"
+#include "training/quantiles.hpp"
 
 namespace empl::toy_urn {
 namespace {
@@ -19,24 +19,16 @@ constexpr int kDrawCount = static_cast<int>(std::size(kDraws));
 }  // namespace
 
 QuantileTable evaluate(Module& model, bool feed_tau) {
-  model.eval();
-  Tape tape;
-  Tape::NoGrad no_grad(tape);
-  Tensor inputs = Tensor::empty({kDrawCount * kTauCount, kFeatures});
-  for (int d = 0; d < kDrawCount; ++d)
-    for (int t = 0; t < kTauCount; ++t) {
-      const int64_t row = d * kTauCount + t;
-      inputs[row * kFeatures + 0] = ((feed_tau ? kTaus[t] : 0.5f) - 0.5f) * 12.0f;
-      inputs[row * kFeatures + 1] = static_cast<float>((input_for_draws(kDraws[d]) - 0.5) * 12.0);
-    }
-  const Tensor cumulative = cumsum(model.forward(tape, Var(inputs)).value);
+  Tensor features = Tensor::empty({kDrawCount, 1});  // u for x draws; τ goes first (urn_data.hpp)
+  for (int d = 0; d < kDrawCount; ++d) features[d] = static_cast<float>((input_for_draws(kDraws[d]) - 0.5) * 12.0);
+  const QuantilePrediction prediction = evaluate_quantiles(model, features, kTaus, {.tau_column = 0, .feed_tau = feed_tau});
   QuantileTable table;
   table.predicted.assign(kDrawCount, std::vector<std::vector<double>>(kTauCount, std::vector<double>(kBins)));
   table.analytic = table.predicted;
   for (int d = 0; d < kDrawCount; ++d)
     for (int t = 0; t < kTauCount; ++t)
       for (int j = 0; j < kBins; ++j) {
-        table.predicted[d][t][j] = cumulative[(d * kTauCount + t) * kBins + j];
+        table.predicted[d][t][j] = prediction.at(d, t, j);
         table.analytic[d][t][j] = cumulative_quantile(kTaus[t], kDraws[d], j + 1, kBins);
       }
   return table;

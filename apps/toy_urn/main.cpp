@@ -13,7 +13,7 @@
 
 #include "apps/common/app_options.hpp"
 #include "apps/common/run_app.hpp"
-#include "apps/common/training_loop.hpp"
+#include "apps/common/train_or_load.hpp"
 #include "apps/toy_urn/evaluation.hpp"
 #include "apps/toy_urn/toy_model.hpp"
 #include "apps/toy_urn/urn_data.hpp"

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "layers/tau_input.hpp"
 
 namespace empl::toy_urn {
 
@@ -30,7 +31,7 @@ void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Te
       rng.multinomial(draws, kUniform, counts);
       float* label = labels.data() + i * kBins;
       for (int j = 0; j < kBins; ++j) label[j] = static_cast<float>(counts[j]) / static_cast<float>(draws);
-      inputs[i * kFeatures + 0] = (t - 0.5f) * 12.0f;
+      inputs[i * kFeatures + 0] = tau_feature(t);
       inputs[i * kFeatures + 1] = static_cast<float>((u - 0.5) * 12.0);
       tau[i] = t;
     }

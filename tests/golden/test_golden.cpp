@@ -50,7 +50,7 @@ void check_gradients_and_adam_step(Sequential& model, const std::string& folder)
   model.visit_parameters("", [&](const std::string& name, Var& var) {
     check_close("gradient of " + name, var.grad, fixture(folder, "grad_" + name), 1e-4);
   });
-  Adam adam(model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
+  Adam adam(model.flat_values(), model.flat_gradients(), {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
   adam.step(1e-3f);
   // The first Adam step is θ − lr·g/(|g| + ε): about lr = 1e-3 for every parameter, compared to
   // 1e-6 (0.1% of the step) plus what the gradient's own allowed error δ (1e-4 of its largest

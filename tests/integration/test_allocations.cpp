@@ -9,7 +9,7 @@
 #include <new>
 #include <vector>
 
-#include "apps/common/training_loop.hpp"
+#include "training/loop.hpp"
 #include "apps/toy_urn/toy_model.hpp"
 #include "apps/toy_urn/urn_data.hpp"
 #include "core/parallel.hpp"
@@ -51,7 +51,7 @@ TEST_CASE("train(): after the first steps, a whole training step (forward, backw
   const int before = num_threads();
   set_num_threads(1);  // the count includes only this thread's steps; TBB's workers would add their own
   auto model = build_model(3, 32);
-  Adam adam(*model);
+  Adam adam(model->flat_values(), model->flat_gradients());
   Tape tape;
   Tensor inputs = Tensor::empty({128, kFeatures}), labels = Tensor::empty({128, kBins}), tau = Tensor::empty({128, 1});
   const TrainingSetup setup{.steps = 12, .schedule = {1e-3f, 0.1f, 12}, .quiet = true};

@@ -33,7 +33,7 @@ TEST_CASE("quantile recovery: a constant fitted by Adam with the pinball loss is
     Sequential constant;  // output = w·1: one free number
     constant.add<Linear>(1, 1, LinearOptions{.bias = false, .seed = 1});
     constant.pack();
-    Adam adam(constant);
+    Adam adam(constant.flat_values(), constant.flat_gradients());
     Tape tape;
     const Tensor ones = Tensor::full({512, 1}, 1.0f), taus = Tensor::full({512, 1}, tau);
     Tensor draws = Tensor::empty({512, 1});
@@ -67,7 +67,7 @@ TEST_CASE("quantile recovery: a constant histogram fitted with the EMPL has the 
   logits.add<Linear>(1, 4, LinearOptions{.bias = false, .seed = 1});
   logits.add<Softmax>();
   logits.pack();
-  Adam adam(logits);
+  Adam adam(logits.flat_values(), logits.flat_gradients());
   Tape tape;
   const Tensor ones = Tensor::full({512, 1}, 1.0f), taus = Tensor::full({512, 1}, tau);
   Tensor labels = Tensor::empty({512, 4});
@@ -102,7 +102,7 @@ TEST_CASE("quantile recovery: an MLP with the EMPL and tau as input learns a con
   mlp.add<Linear>(32, 2, LinearOptions{.seed = 4, .stream = 3});
   mlp.add<Softmax>();
   mlp.pack();
-  Adam adam(mlp);
+  Adam adam(mlp.flat_values(), mlp.flat_gradients());
   Tape tape;
   Tensor inputs = Tensor::empty({512, 2}), labels = Tensor::empty({512, 2}), taus = Tensor::empty({512, 1});
   for (int step = 0; step < 4000; ++step) {

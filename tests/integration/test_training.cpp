@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "apps/common/training_loop.hpp"
+#include "training/loop.hpp"
 #include "apps/toy_urn/toy_model.hpp"
 #include "autograd/elementwise.hpp"
 #include "apps/toy_urn/urn_data.hpp"
@@ -30,7 +30,7 @@ Tensor train_toy(int threads, int64_t steps, const std::string& save = "", const
   const int before = num_threads();
   set_num_threads(threads);
   auto model = build_model(5, hidden);
-  Adam adam(*model);
+  Adam adam(model->flat_values(), model->flat_gradients());
   Tape tape;
   Tensor inputs = Tensor::empty({batch, kFeatures}), labels = Tensor::empty({batch, kBins}), tau = Tensor::empty({batch, 1});
   TrainingSetup setup{.steps = steps, .schedule = {1e-2f, 0.1f, steps}, .save_path = save, .save_every = 1000,
@@ -78,7 +78,7 @@ TEST_CASE("a non-finite loss stops training, naming the step and the first bad p
   for (const bool nan_gradients : {false, true}) {
     CAPTURE(nan_gradients);
     auto model = build_model(5, 16);
-    Adam adam(*model);
+    Adam adam(model->flat_values(), model->flat_gradients());
     Tape tape;
     TrainingSetup setup{.steps = 10, .schedule = {1e-3f, 1.0f, 1}, .quiet = true};
     Tensor inputs = Tensor::empty({64, kFeatures}), labels = Tensor::empty({64, kBins}), tau = Tensor::empty({64, 1});

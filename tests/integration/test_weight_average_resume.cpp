@@ -6,7 +6,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "apps/common/training_loop.hpp"
+#include "training/loop.hpp"
 #include "apps/toy_urn/toy_model.hpp"
 #include "apps/toy_urn/urn_data.hpp"
 #include "losses/empl.hpp"
@@ -22,7 +22,7 @@ namespace {
 Tensor train_averaged(const std::string& save = "", const std::string& resume = "", int64_t interrupt_at = -1) {
   const int64_t steps = 40, batch = 128;
   auto model = build_model(3, 16);
-  Adam adam(*model);
+  Adam adam(model->flat_values(), model->flat_gradients());
   WeightAverage average(*model, 0.8f);
   Tape tape;
   Tensor inputs = Tensor::empty({batch, kFeatures}), labels = Tensor::empty({batch, kBins}), tau = Tensor::empty({batch, 1});

@@ -6,6 +6,7 @@
 
 #include "autograd/elementwise.hpp"
 #include "autograd/reduce.hpp"
+#include "core/error.hpp"
 #include "core/random.hpp"
 #include "layers/activations.hpp"
 #include "layers/linear.hpp"
@@ -36,7 +37,7 @@ struct OneParameter {
 
 TEST_CASE("Adam: two steps by hand") {
   OneParameter p(1.0f);
-  Adam adam(p.model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
+  Adam adam(p.model.flat_values(), p.model.flat_gradients(), {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f});
   // Step 1, g = 0.5: m = 0.05, v = 0.00025; m̂ = 0.5, v̂ = 0.25; θ = 1 − 0.1·0.5/(0.5 + 1e-7) = 0.9000000
   p.set_gradient(0.5f);
   adam.step(0.1f);
@@ -53,7 +54,7 @@ TEST_CASE("Adam: two steps by hand") {
 
 TEST_CASE("SGD with momentum: two steps by hand") {
   OneParameter p(1.0f);
-  Sgd sgd(p.model, {.momentum = 0.9f});
+  Sgd sgd(p.model.flat_values(), p.model.flat_gradients(), {.momentum = 0.9f});
   p.set_gradient(1.0f);
   sgd.step(0.1f);  // b = 1, θ = 0.9
   CHECK(p.theta() == doctest::Approx(0.9f));
@@ -76,7 +77,7 @@ TEST_CASE("AdamW: decoupled weight decay, two steps by hand") {
   // step 1: θ = 1 − 0.1 − 0.1·0.01·1 = 0.899; step 2: θ = 0.899 + 0.0366107 − 0.001·0.899 = 0.9347117.
   // The decay does not enter m and v (that would be L2 decay, not decoupled).
   OneParameter p(1.0f);
-  Adam adam(p.model, {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f, .weight_decay = 0.01f});
+  Adam adam(p.model.flat_values(), p.model.flat_gradients(), {.beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-7f, .weight_decay = 0.01f});
   p.set_gradient(0.5f);
   adam.step(0.1f);
   CHECK(p.theta() == doctest::Approx(0.899f).epsilon(1e-6));
@@ -89,7 +90,7 @@ TEST_CASE("SGD with momentum and weight decay: two steps by hand") {
   // b ← μ·b + g + λ·θ, θ ← θ − lr·b with μ = 0.9, λ = 0.1, lr = 0.1, g = 1:
   // b = 1 + 0.1 = 1.1, θ = 0.89; b = 0.99 + 1 + 0.089 = 2.079, θ = 0.89 − 0.2079 = 0.6821.
   OneParameter p(1.0f);
-  Sgd sgd(p.model, {.momentum = 0.9f, .weight_decay = 0.1f});
+  Sgd sgd(p.model.flat_values(), p.model.flat_gradients(), {.momentum = 0.9f, .weight_decay = 0.1f});
   p.set_gradient(1.0f);
   sgd.step(0.1f);
   CHECK(p.theta() == doctest::Approx(0.89f).epsilon(1e-6));
@@ -104,7 +105,7 @@ TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
   model.add<ReLU>();
   model.add<Linear>(32, 1, LinearOptions{.seed = 3, .stream = 2});
   model.pack();
-  Adam adam(model);
+  Adam adam(model.flat_values(), model.flat_gradients());
   Tape tape;
   Tensor x = Tensor::empty({128, 1}), y = Tensor::empty({128, 1});
   float first = 0, last = 0;
@@ -124,4 +125,12 @@ TEST_CASE("a small MLP learns y = sin(3x) with Adam and MSE") {
   }
   MESSAGE("MSE from ", first, " to ", last);
   CHECK(last < 0.1f * first);
+}
+
+TEST_CASE("Adam and SGD take a flat value tensor and a gradient tensor of the same [P] shape") {
+  Tensor values = Tensor::zeros({3}), gradients = Tensor::zeros({4}), matrix = Tensor::zeros({3, 1});
+  CHECK_THROWS_WITH_AS(Adam(values, gradients), doctest::Contains("values are [3], gradients are [4]"), Error);
+  CHECK_THROWS_WITH_AS(Sgd(values, gradients), doctest::Contains("values are [3], gradients are [4]"), Error);
+  CHECK_THROWS_WITH_AS(Adam(matrix, matrix), doctest::Contains("two [P] tensors"), Error);
+  CHECK_THROWS_WITH_AS(Adam(Tensor(), Tensor()), doctest::Contains("pack() the model"), Error);
 }

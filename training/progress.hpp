@@ -1,4 +1,5 @@
-// The progress line of a training run: step, loss, steps per second and time left.
+// The progress line of a training run (training/loop.hpp draws it): step, loss, steps per second
+// and time left.
 //
 // On a terminal it redraws in place (carriage return); in a log (CI, a pipe) it prints a new line
 // every few seconds instead, so logs stay short. `quiet` silences it. It writes to stderr, so

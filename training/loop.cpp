@@ -1,12 +1,12 @@
-#include "apps/common/training_loop.hpp"
+#include "training/loop.hpp"
 
 #include <atomic>
 #include <cmath>
 #include <csignal>
 
-#include "apps/common/progress.hpp"
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "training/progress.hpp"
 
 namespace empl {
 namespace {
@@ -104,7 +104,7 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
     state.insert(state.end(), setup.hook.state.begin(), setup.hook.state.end());
     restore(checkpoint, state, setup.resume_path);
     start = std::stoll(checkpoint.metadata.at("step"));
-    if (start > setup.steps) fail(setup.resume_path, ": checkpoint is at step ", start, ", beyond --steps ", setup.steps);
+    if (start > setup.steps) fail(setup.resume_path, ": checkpoint is at step ", start, ", beyond the run's ", setup.steps, " steps");
   }
   StopOnSignal stop_on_signal;
   ProgressLine progress(setup.steps, setup.quiet);
@@ -137,30 +137,12 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
       progress.finish(loss_value);
       throw Interrupted(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)") + " at step " +
                         std::to_string(step + 1) +
-                        (setup.save_path.empty() ? "; nothing saved (no --save)" : "; saved " + setup.save_path +
-                                                                                       ", continue with --resume"));
+                        (setup.save_path.empty() ? "; nothing saved (no save path)"
+                                                  : "; saved " + setup.save_path + ", resume from it to continue"));
     }
   }
   progress.finish(loss_value);
   return {setup.steps - start, recent_count ? recent_sum / recent_count : loss_value, progress.elapsed_seconds()};
-}
-
-}  // namespace empl
-
-namespace empl {
-
-TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
-                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook) {
-  if (!options.load.empty()) {
-    load_model(options.load, model, identity);
-    return {};
-  }
-  if (!options.save.empty()) check_save_path(options.save);
-  Adam adam(model);
-  Tape tape;
-  const TrainingSetup setup{.steps = options.steps, .schedule = schedule, .save_path = options.save,
-                            .resume_path = options.resume, .metadata = identity, .quiet = options.quiet, .hook = hook};
-  return train(model, adam, tape, setup, forward_loss);
 }
 
 }  // namespace empl

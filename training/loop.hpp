@@ -1,8 +1,9 @@
-// The training loop every app shares: one step is forward (the app's own function) → backward →
+// The training loop every run shares: one step is forward (the caller's function) → backward →
 // optimizer → tape.clear(), with a learning-rate schedule, a progress line, periodic atomic
 // checkpoints, resuming, a stop on Ctrl-C/SIGTERM that saves first, and a stop on a non-finite
 // loss or gradient that names the step and the first bad parameter (and keeps the last good
-// checkpoint).
+// checkpoint). It knows no command line: a plain TrainingSetup says what to do (the apps fill it
+// from their flags in apps/common/train_or_load.hpp). Read after optim/adam.hpp and io/checkpoint.hpp.
 //
 // Batches must come from the step number alone (core/random.hpp's Rng(seed, step, i)), so that a
 // resumed run draws exactly the batches an uninterrupted one would have.
@@ -11,9 +12,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "apps/common/app_options.hpp"
 #include "autograd/tape.hpp"
 #include "layers/module.hpp"
 #include "optim/adam.hpp"
@@ -29,13 +31,13 @@ struct StepHook {
 };
 
 struct TrainingSetup {
-  int64_t steps = 0;
+  int64_t steps = 0;               // the run's total; a resumed run continues up to it
   ExponentialDecay schedule;
   std::string save_path;          // checkpoints written here when not empty
   int64_t save_every = 1000;      // steps between checkpoints (and one at the end)
   std::string resume_path;        // continue from this checkpoint when not empty
   std::map<std::string, std::string> metadata;  // written into checkpoints ("app", "loss", ...)
-  bool quiet = false;
+  bool quiet = false;             // no progress line on stderr
   StepHook hook;
 };
 
@@ -48,13 +50,9 @@ struct TrainingResult {
   double seconds = 0.0;
 };
 
+// Trains the packed `model` (Adam built on its flat tensors) for setup.steps steps. With a
+// resume path, the checkpoint's metadata must agree with setup.metadata on every key.
 TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingSetup& setup, const ForwardLoss& forward_loss);
-
-// What every app does with its common flags: with --load, restore the model from the checkpoint
-// (which must carry `identity` in its metadata) and return a result with no steps; otherwise train
-// it with Adam (--steps, --save, --resume, --quiet) and the given schedule.
-TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
-                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook = {});
 
 // Everything a run needs to continue exactly: parameters, buffers, optimizer state.
 std::vector<NamedTensor> training_state(Module& model, Adam& optimizer);

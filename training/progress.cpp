@@ -1,4 +1,4 @@
-#include "apps/common/progress.hpp"
+#include "training/progress.hpp"
 
 #include <unistd.h>
 

@@ -1,0 +1,24 @@
+// The apps' glue between their common flags (apps/common/app_options.hpp) and the library's
+// training loop (training/loop.hpp): --steps, --save, --resume and --quiet become a TrainingSetup;
+// --load skips training and restores the model instead. The loop itself knows no flag.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "apps/common/app_options.hpp"
+#include "training/loop.hpp"
+
+namespace empl {
+
+// The setup the common flags ask for, with the app's identity (checkpoint metadata) and schedule.
+TrainingSetup training_setup(const CommonOptions& options, const std::map<std::string, std::string>& identity,
+                             const ExponentialDecay& schedule);
+
+// What every app does with its common flags: with --load, restore the model from the checkpoint
+// (which must carry `identity` in its metadata) and return a result with no steps; otherwise train
+// it with Adam (--steps, --save, --resume, --quiet), the given schedule and the optional step hook.
+TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
+                             const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook = {});
+
+}  // namespace empl
