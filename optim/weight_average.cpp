@@ -1,5 +1,7 @@
+// WeightAverage: θ̄ ← θ at the first update, θ̄ ← β·θ̄ + (1 − β)·θ after; read the header first.
 #include "optim/weight_average.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.hpp"
@@ -57,5 +59,7 @@ bool WeightAverage::restore_from(const std::vector<NamedTensor>& tensors) {
   count_.copy_from(count->tensor);
   return true;
 }
+
+int64_t average_start(int64_t steps, int64_t window) { return steps - std::min(window, steps / 2); }
 
 }  // namespace empl

@@ -112,7 +112,7 @@ int run(int argc, char** argv) {
   parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>())
       ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
        cxxopts::value<float>()->default_value("0.995"))
-      ("average-steps", "the average runs over the last this many steps", cxxopts::value<int64_t>()->default_value("1500"));
+      ("average-steps", "the average runs over the last this many steps (at most the run's second half)", cxxopts::value<int64_t>()->default_value("1500"));
   const auto parsed = parse_command_line(parser, argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", parser.help().c_str());
@@ -136,7 +136,7 @@ int run(int argc, char** argv) {
   const int64_t average_steps = parsed["average-steps"].as<int64_t>();
   if (!(average_decay >= 0.0f && average_decay < 1.0f)) fail("--average-decay must be in [0, 1), got ", average_decay);
   if (average_steps <= 0) fail("--average-steps must be positive, got ", average_steps);
-  const int64_t average_from = options.steps - average_steps;
+  const int64_t average_from = average_start(options.steps, average_steps);
   WeightAverage average(*model, average_decay);
   StepHook hook;
   if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};

@@ -76,10 +76,11 @@ TEST_CASE("toy_urn --compare draws the models of other losses beside its own") {
   REQUIRE(plain.status == 0);
   REQUIRE(run.status == 0);
   const std::string figure = slurp(folder.file("out/fig2_toy_urn.svg"));
-  // The legend names each compared model by the loss in its checkpoint, in capitals.
-  CHECK(figure.find(">EM1<") != std::string::npos);
-  CHECK(figure.find(">XE<") != std::string::npos);
-  CHECK(slurp(folder.file("plain/fig2_toy_urn.svg")).find(">EM1<") == std::string::npos);
+  // The legend names each compared model by the loss in its checkpoint, in capitals, and the
+  // panel it is drawn in (x = 1).
+  CHECK(figure.find(">EM1 at x = 1<") != std::string::npos);
+  CHECK(figure.find(">XE at x = 1<") != std::string::npos);
+  CHECK(slurp(folder.file("plain/fig2_toy_urn.svg")).find(">EM1 at x = 1<") == std::string::npos);
   // The comparison changes the figure only: this model's table is the same.
   CHECK(slurp(folder.file("out/quantiles.csv")) == slurp(folder.file("plain/quantiles.csv")));
 }

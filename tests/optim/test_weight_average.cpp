@@ -90,3 +90,10 @@ TEST_CASE("WeightAverage: a decay of 1 or below 0 and a swap before any update t
   WeightAverage average(p.model, 0.9f);
   CHECK_THROWS_WITH(average.swap_into_model(), doctest::Contains("before any update"));
 }
+
+TEST_CASE("WeightAverage: the window is the last steps, at most the second half of the run") {
+  CHECK(average_start(10000, 2000) == 8000);  // the default runs: the last 2000 steps
+  CHECK(average_start(400, 2000) == 200);     // a short run: never its untrained start
+  CHECK(average_start(30, 20) == 15);
+  CHECK(average_start(1, 20) == 1);           // one step: nothing to average, the last weights stand
+}
