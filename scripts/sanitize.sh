@@ -18,12 +18,12 @@ echo "sanitize: ASan+UBSan, whole suite"
 start=$SECONDS
 sanitized_build build-asan "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # allocator_may_return_null: an impossible allocation must throw std::bad_alloc, as without ASan.
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --output-on-failure -j"$(nproc)" | tail -n 3)
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --output-on-failure -j"$(nproc)" | tail -n 8)
 echo "sanitize: ASan+UBSan build and run took $((SECONDS - start)) s"
 
 echo "sanitize: TSan, whole suite"
 start=$SECONDS
 sanitized_build build-tsan "-fsanitize=thread"
 # halt_on_error: the first race fails its test (TSan alone would only change the exit code).
-(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --output-on-failure -j"$(nproc)" | tail -n 3)
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --output-on-failure -j"$(nproc)" | tail -n 8)
 echo "sanitize: TSan build and run took $((SECONDS - start)) s"
