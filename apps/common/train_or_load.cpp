@@ -1,3 +1,4 @@
+// The apps' glue between their common flags and the library's training loop (read train_or_load.hpp first).
 #include "apps/common/train_or_load.hpp"
 
 namespace empl {
