@@ -132,22 +132,14 @@ int run(int argc, char** argv) {
   const std::map<std::string, std::string> identity = {{"app", "bimodal"}, {"loss", options.loss}};
   Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
   Tensor tau = Tensor::empty({options.batch, 1});
-  const float average_decay = parsed["average-decay"].as<float>();
-  const int64_t average_steps = parsed["average-steps"].as<int64_t>();
-  if (!(average_decay >= 0.0f && average_decay < 1.0f)) fail("--average-decay must be in [0, 1), got ", average_decay);
-  if (average_steps <= 0) fail("--average-steps must be positive, got ", average_steps);
-  const int64_t average_from = average_start(options.steps, average_steps);
-  WeightAverage average(*model, average_decay);
-  StepHook hook;
-  if (average_decay > 0) hook = {[&](int64_t step) { if (step >= average_from) average.update(); }, average.state()};
+  const AverageFlags averaging = read_average_flags(parsed);
+  WeightAverage average(*model, averaging.decay);
   const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
     make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
     const Var output = model->forward(t, Var(inputs));
     return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
-  }, hook);
-  // Evaluate with the averaged weights when the run (or the loaded checkpoint) has them.
-  if (!options.load.empty()) average.restore_from(load_checkpoint(options.load).tensors);
-  if (average.count() > 0) average.swap_into_model();
+  }, average_hook(average, averaging, options.steps));
+  evaluate_with_average(average, options);
   const double seconds = result.seconds, final_loss = result.final_loss;
 
   std::vector<InputResult> results;

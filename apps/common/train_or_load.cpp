@@ -1,6 +1,9 @@
 // The apps' glue between their common flags and the library's training loop (read train_or_load.hpp first).
 #include "apps/common/train_or_load.hpp"
 
+#include "core/error.hpp"
+#include "io/checkpoint.hpp"
+
 namespace empl {
 
 TrainingSetup training_setup(const CommonOptions& options, const std::map<std::string, std::string>& identity,
@@ -21,6 +24,24 @@ TrainingResult train_or_load(Module& model, const CommonOptions& options, const 
   TrainingSetup setup = training_setup(options, identity, schedule);
   setup.hook = hook;
   return train(model, adam, tape, setup, forward_loss);
+}
+
+AverageFlags read_average_flags(const cxxopts::ParseResult& parsed) {
+  const AverageFlags flags{.decay = parsed["average-decay"].as<float>(), .steps = parsed["average-steps"].as<int64_t>()};
+  if (!(flags.decay >= 0.0f && flags.decay < 1.0f)) fail("--average-decay must be in [0, 1), got ", flags.decay);
+  if (flags.steps <= 0) fail("--average-steps must be positive, got ", flags.steps);
+  return flags;
+}
+
+StepHook average_hook(WeightAverage& average, const AverageFlags& flags, int64_t run_steps) {
+  if (flags.decay == 0.0f) return {};
+  const int64_t first = average_start(run_steps, flags.steps);
+  return {[&average, first](int64_t step) { if (step >= first) average.update(); }, average.state()};
+}
+
+void evaluate_with_average(WeightAverage& average, const CommonOptions& options) {
+  if (!options.load.empty()) average.restore_from(load_checkpoint(options.load).tensors);
+  if (average.count() > 0) average.swap_into_model();
 }
 
 }  // namespace empl

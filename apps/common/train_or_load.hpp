@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/common/app_options.hpp"
+#include "optim/weight_average.hpp"
 #include "training/loop.hpp"
 
 namespace empl {
@@ -20,5 +21,21 @@ TrainingSetup training_setup(const CommonOptions& options, const std::map<std::s
 // it with Adam (--steps, --save, --resume, --quiet), the given schedule and the optional step hook.
 TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
                              const ExponentialDecay& schedule, const ForwardLoss& forward_loss, const StepHook& hook = {});
+
+// The weight average the apps evaluate with (optim/weight_average.hpp): --average-decay (0: off)
+// and --average-steps, read from the app's own flags and checked.
+struct AverageFlags {
+  float decay = 0.0f;
+  int64_t steps = 0;
+};
+AverageFlags read_average_flags(const cxxopts::ParseResult& parsed);
+
+// The hook that folds each of the run's last flags.steps steps (at most its second half,
+// average_start) into `average`; no hook when the decay is 0.
+StepHook average_hook(WeightAverage& average, const AverageFlags& flags, int64_t run_steps);
+
+// After training (or --load, whose checkpoint carries the average): evaluate with the averaged
+// weights when there are any.
+void evaluate_with_average(WeightAverage& average, const CommonOptions& options);
 
 }  // namespace empl
