@@ -11,9 +11,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
-#include <new>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -39,41 +37,9 @@
 #include "layers/linear.hpp"
 #include "losses/empl.hpp"
 #include "optim/adam.hpp"
+#include "tests/support/heap_allocations.hpp"
 
 using namespace empl;
-
-// Every C++ heap allocation of this process is counted, so that a benchmark can report how many a
-// steady-state step makes (the design's target is none).
-namespace {
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-
-// Replacements of the global allocation functions (plain and aligned, which Tensor buffers use).
-// GCC 12 misreads malloc/free pairs inside replacements as mismatched.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t size, std::align_val_t align) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  const size_t alignment = static_cast<size_t>(align);
-  if (void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void* operator new[](size_t size, std::align_val_t align) { return operator new(size, align); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace {
 
@@ -113,13 +79,13 @@ void report(const std::string& name, int threads, int warmup, int reps, const st
   for (int i = 0; i < warmup; ++i) step();
   if (phases) phases->clear();
   std::vector<double> ms(static_cast<size_t>(reps));
-  const int64_t allocations_before = g_allocations.load();
+  const int64_t allocations_before = heap_allocations();
   for (int i = 0; i < reps; ++i) {
     const auto start = Clock::now();
     step();
     ms[static_cast<size_t>(i)] = milliseconds(start, Clock::now());
   }
-  const double allocations = static_cast<double>(g_allocations.load() - allocations_before) / reps;
+  const double allocations = static_cast<double>(heap_allocations() - allocations_before) / reps;
   std::sort(ms.begin(), ms.end());
   std::printf("case=%s threads=%d median_ms=%.4f p10_ms=%.4f p90_ms=%.4f rss_mb=%.1f allocs_per_step=%.2f", name.c_str(),
               threads, ms[ms.size() / 2], ms[ms.size() / 10], ms[ms.size() * 9 / 10], peak_rss_mb(), allocations);

@@ -1,48 +1,16 @@
 // "In steady state a step allocates nothing new" (DESIGN.md), checked on the real training loop,
 // train() of the apps, not only on the benchmark's own loop: every C++ heap allocation of the
-// test binary is counted (the replacements below only count, then call malloc/aligned_alloc), and
+// test binary is counted (tests/support/heap_allocations.cpp), and
 // the count is read at the start of each step, from inside the step's forward function.
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "training/loop.hpp"
 #include "apps/toy_urn/toy_model.hpp"
 #include "apps/toy_urn/urn_data.hpp"
 #include "core/parallel.hpp"
-
-namespace {
-std::atomic<int64_t> g_heap_allocations{0};
-}  // namespace
-
-// GCC 12 misreads malloc/free inside replacements as a mismatched pair.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t size) {
-  g_heap_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t size, std::align_val_t align) {
-  g_heap_allocations.fetch_add(1, std::memory_order_relaxed);
-  const size_t alignment = static_cast<size_t>(align);
-  if (void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void* operator new[](size_t size, std::align_val_t align) { return operator new(size, align); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/support/heap_allocations.hpp"
 
 using namespace empl;
 using namespace empl::toy_urn;
@@ -58,7 +26,7 @@ TEST_CASE("train(): after the first steps, a whole training step (forward, backw
   std::vector<int64_t> at_step;
   at_step.reserve(12);  // so that the test itself allocates nothing during the run
   train(*model, adam, tape, setup, [&](Tape& t, int64_t step) {
-    at_step.push_back(g_heap_allocations.load());
+    at_step.push_back(heap_allocations());
     make_batch(3, static_cast<uint64_t>(step), inputs, labels, tau);
     return training_loss("empl", t, model->forward(t, Var(inputs)), labels, tau);
   });
