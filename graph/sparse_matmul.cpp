@@ -24,8 +24,9 @@ BlockRows BlockRows::block(Tensor& tensor, int64_t k, int64_t length) {
 
 namespace {
 
-// One row r of y, columns [c0, c0 + width) of one segment: acc = s·z, then acc += (α·a_re)·x_e for
-// the row's entries in CSR order, then stored once. The sum lives in local variables, not in y:
+// Every kernel below finds the row's start value s·z − w already in y (start_row) and adds the
+// entries to it. One row r of y, columns [c0, c0 + width) of one segment: acc = y, then
+// acc += (α·a_re)·x_e for the row's entries in CSR order, then stored once. The sum lives in local variables, not in y:
 // accumulating in y costs a load and a store per entry, since the compiler must assume y may alias
 // x. A full tile of 32 floats is 4 vectors of 8 (GCC's vector extension: each lane does exactly
 // the scalar code's operations in the same order, so the bits are those of the plain loop); left
@@ -39,10 +40,9 @@ Float8 load8(const float* p) {
   return v;
 }
 
-void full_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha,
-               const float* z, float add_scale, float* out) {
+void full_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha, float* out) {
   Float8 acc[4];
-  for (int q = 0; q < 4; ++q) acc[q] = z ? add_scale * load8(z + 8 * q) : Float8{};
+  for (int q = 0; q < 4; ++q) acc[q] = load8(out + 8 * q);
   for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
     const float v = alpha * a.values[e];
     const float* in = x + a.indices[e] * x_row_stride;
@@ -52,10 +52,10 @@ void full_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_r
 }
 
 // The rest of a row, narrower than a tile: the same operations, one float at a time.
-void partial_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha,
-                  const float* z, float add_scale, float* out, int64_t width) {
+void partial_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha, float* out,
+                  int64_t width) {
   float acc[kTile];
-  for (int64_t c = 0; c < width; ++c) acc[c] = z ? add_scale * z[c] : 0.0f;
+  std::copy_n(out, width, acc);
   for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
     const float v = alpha * a.values[e];
     const float* in = x + a.indices[e] * x_row_stride;
@@ -67,25 +67,18 @@ void partial_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t 
 
 // All segments of row r at once (the B runs of F floats of a basis block): the sums for the whole
 // row live in a local buffer in L1, and each entry's value and column are read once per row, not
-// once per segment. The order of operations per float is the one above: acc = s·z, += in CSR order.
+// once per segment. The order of operations per float is the one above: acc = y, += in CSR order.
 template <int64_t Length>
 void row_segments(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
-                  const BlockRows* add, float add_scale, int64_t length) {
+                  int64_t length) {
   constexpr int64_t kBuffer = 2048;
   const int64_t n = Length > 0 ? Length : length;
   alignas(64) float acc[kBuffer];
   const int64_t group = std::max<int64_t>(1, kBuffer / n);
   for (int64_t b0 = 0; b0 < y.segments; b0 += group) {
     const int64_t nb = std::min(group, y.segments - b0);
-    for (int64_t b = 0; b < nb; ++b) {
-      float* sums = acc + b * n;
-      if (add) {
-        const float* z = add->data + r * add->row_stride() + (b0 + b) * add->segment_stride;
-        for (int64_t c = 0; c < n; ++c) sums[c] = add_scale * z[c];
-      } else {
-        for (int64_t c = 0; c < n; ++c) sums[c] = 0.0f;
-      }
-    }
+    for (int64_t b = 0; b < nb; ++b)
+      std::copy_n(y.data + r * y.row_stride() + (b0 + b) * y.segment_stride, n, acc + b * n);
     for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
       const float v = alpha * a.values[e];
       const float* base = x.data + a.indices[e] * x.row_stride() + b0 * x.segment_stride;
@@ -100,14 +93,34 @@ void row_segments(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, cons
   }
 }
 
+// y's row r = add_scale·add − subtract, segment by segment (0 when both are absent): the value
+// each kernel above starts its sums from. y may be add or subtract itself: each float is read,
+// then written.
+void start_row(int64_t r, const BlockRows& y, const BlockRows* add, float add_scale, const BlockRows* subtract) {
+  for (int64_t b = 0; b < y.segments; ++b) {
+    float* out = y.data + r * y.row_stride() + b * y.segment_stride;
+    const float* z = add ? add->data + r * add->row_stride() + b * add->segment_stride : nullptr;
+    const float* w = subtract ? subtract->data + r * subtract->row_stride() + b * subtract->segment_stride : nullptr;
+    if (z && w) {
+      for (int64_t c = 0; c < y.segment_length; ++c) out[c] = add_scale * z[c] - w[c];
+    } else if (z) {
+      for (int64_t c = 0; c < y.segment_length; ++c) out[c] = add_scale * z[c];
+    } else if (w) {
+      for (int64_t c = 0; c < y.segment_length; ++c) out[c] = -w[c];
+    } else {
+      std::fill_n(out, y.segment_length, 0.0f);
+    }
+  }
+}
+
 }  // namespace
 
 void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRows& y, float alpha,
-                   const BlockRows* add, float add_scale) {
+                   const BlockRows* add, float add_scale, const BlockRows* subtract) {
   const auto same_layout = [&](const BlockRows& other) {
     return other.rows == y.rows && other.segments == y.segments && other.segment_length == y.segment_length;
   };
-  if (a.rows != x.rows || !same_layout(x) || (add && !same_layout(*add)))
+  if (a.rows != x.rows || !same_layout(x) || (add && !same_layout(*add)) || (subtract && !same_layout(*subtract)))
     fail("sparse_matmul: A is [", a.rows, ",", a.rows, "], x is [", x.rows, ",", x.segments, "x", x.segment_length,
          "], y is [", y.rows, ",", y.segments, "x", y.segment_length, "]: rows and row layouts must agree");
   if (x.data == y.data) fail("sparse_matmul: y must not be x (rows of x are read after y's are written)");
@@ -116,23 +129,22 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
   const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, y.row_length()));
   parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
+      start_row(r, y, add, add_scale, subtract);
       if (segments > 1 && length <= 2 * kTile) {
         if (length == kTile) {
-          row_segments<kTile>(a, r, x, y, alpha, add, add_scale, length);
+          row_segments<kTile>(a, r, x, y, alpha, length);
         } else {
-          row_segments<0>(a, r, x, y, alpha, add, add_scale, length);
+          row_segments<0>(a, r, x, y, alpha, length);
         }
         continue;
       }
       for (int64_t b = 0; b < segments; ++b) {
         float* out = y.data + r * y.row_stride() + b * y.segment_stride;
-        const float* z = add ? add->data + r * add->row_stride() + b * add->segment_stride : nullptr;
         const float* in = x.data + b * x.segment_stride;
         if (length > 2 * kTile) {
           // Long runs (a plain [V, C] product, or F > 64): entry by entry over the whole run,
           // summing in y, which reads each neighbour's run in one go (tiles would revisit each
           // neighbour once per tile). On the loaded 2-core machine neither was measurably faster.
-          for (int64_t c = 0; c < length; ++c) out[c] = z ? add_scale * z[c] : 0.0f;
           for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
             const float v = alpha * a.values[e];
             const float* row = in + a.indices[e] * x.row_stride();
@@ -142,9 +154,9 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
         }
         int64_t c0 = 0;
         for (; c0 + kTile <= length; c0 += kTile)
-          full_tile(a, r, in + c0, x.row_stride(), alpha, z ? z + c0 : nullptr, add_scale, out + c0);
+          full_tile(a, r, in + c0, x.row_stride(), alpha, out + c0);
         if (c0 < length)  // the rest, narrower than a tile
-          partial_tile(a, r, in + c0, x.row_stride(), alpha, z ? z + c0 : nullptr, add_scale, out + c0, length - c0);
+          partial_tile(a, r, in + c0, x.row_stride(), alpha, out + c0, length - c0);
       }
     }
   });

@@ -33,10 +33,13 @@ struct BlockRows {
   static BlockRows block(Tensor& tensor, int64_t k, int64_t length);
 };
 
-// y = alpha·A·x + add_scale·add (add may be null: then y = alpha·A·x). y may be the same memory
-// as add (each row reads its own row of add before writing it), never as x.
+// y = alpha·A·x + add_scale·add − subtract (add and subtract may be null: then their terms are
+// absent). Per float, the row's sum starts at add_scale·add − subtract and the entries are added
+// in CSR order. y may be the same memory as add or subtract (each row reads its own row of them
+// before writing it), never as x. The subtracted term lets the ChebConv backward's recurrence
+// U(k−1) = G(k−1) + 2·L̃·U(k) − U(k+1) be one pass over memory instead of two.
 void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRows& y, float alpha = 1.0f,
-                   const BlockRows* add = nullptr, float add_scale = 0.0f);
+                   const BlockRows* add = nullptr, float add_scale = 0.0f, const BlockRows* subtract = nullptr);
 
 // Convenience for plain tensors: y [V, ...] = A·x [V, ...] (same shapes), y written.
 void sparse_matmul(const CsrMatrix<float>& a, Tensor x, Tensor& y);

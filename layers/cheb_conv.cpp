@@ -30,19 +30,6 @@ void copy_rows(const BlockRows& src, const BlockRows& dst, bool accumulate) {
   });
 }
 
-// dst −= src on blocks of the same layout.
-void subtract_rows(const BlockRows& src, const BlockRows& dst) {
-  const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, src.row_length()));
-  parallel_for(src.rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r)
-      for (int64_t b = 0; b < src.segments; ++b) {
-        const float* in = src.data + r * src.row_stride() + b * src.segment_stride;
-        float* out = dst.data + r * dst.row_stride() + b * dst.segment_stride;
-        for (int64_t c = 0; c < src.segment_length; ++c) out[c] -= in[c];
-      }
-  });
-}
-
 void cheb_conv_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& w = node.inputs[1];
@@ -68,15 +55,16 @@ void cheb_conv_backward(Node& node) {
   Tensor& dbasis = node.saved[1];
   gemm(dy, false, w.value, true, dbasis, 1.0f, 0.0f);  // dbasis = dy·Wᵀ
   const auto block = [&](int64_t k) { return BlockRows::block(dbasis, k, f_in); };
-  // The reverse recurrence. L̃ is symmetric, so L̃ᵀ·g is sparse_matmul(L̃, g) (see the header).
-  for (int64_t k = order - 1; k >= 2; --k) {
-    const BlockRows previous = block(k - 1);
-    sparse_matmul(laplacian, block(k), previous, 2.0f, &previous, 1.0f);  // dT(k−1) += 2·L̃·dTk
-    subtract_rows(block(k), block(k - 2));                                // dT(k−2) −= dTk
-  }
-  if (order >= 2) {
-    const BlockRows first = block(0);
-    sparse_matmul(laplacian, block(1), first, 1.0f, &first, 1.0f);  // dT0 += L̃·dT1
+  // The reverse recurrence (Clenshaw's), in place: block k holds G(k) = dy·Wkᵀ and becomes
+  //   U(k) = G(k) + 2·L̃·U(k+1) − U(k+2),   k = K−2 … 1   (U(K−1) = G(K−1), U(K) = 0),
+  //   dx   = G(0) +   L̃·U(1)   − U(2),
+  // one sparse product per term, the subtraction done in its pass. L̃ is symmetric, so L̃ᵀ·g is
+  // sparse_matmul(L̃, g) (see the header).
+  for (int64_t k = order - 2; k >= 0; --k) {
+    const BlockRows current = block(k);
+    const BlockRows two_ahead = k + 2 < order ? block(k + 2) : BlockRows{};
+    sparse_matmul(laplacian, block(k + 1), current, k == 0 ? 1.0f : 2.0f, &current, 1.0f,
+                  k + 2 < order ? &two_ahead : nullptr);
   }
   copy_rows(block(0), BlockRows::block(x.grad, 0, f_in), !node.fresh_grad[0]);  // dx (+)= dT0
 }

@@ -19,9 +19,10 @@ namespace empl {
 // b [1, F_out] or undefined, y [V, B, F_out]; the basis [V, B, K·F_in] is saved.
 //   forward:   basis = [T0 … T(K−1)] by the recurrence (sparse products in place on its blocks),
 //              y = basis·W + b                                       (one GEMM)
-//   backward:  dW += basisᵀ·dy,  db += Σ_rows dy,  dbasis = dy·Wᵀ     (two GEMMs)
-//              then the recurrence in reverse, k = K−1 … 2:
-//                dT(k−1) += 2·L̃ᵀ·dTk,  dT(k−2) −= dTk;   dT0 += L̃ᵀ·dT1;   dx += dT0
+//   backward:  dW += basisᵀ·dy,  db += Σ_rows dy,  G = dbasis = dy·Wᵀ   (two GEMMs)
+//              then the recurrence in reverse (Clenshaw's), in place on G, k = K−2 … 1:
+//                U(k) = G(k) + 2·L̃ᵀ·U(k+1) − U(k+2)     (U(K−1) = G(K−1), U(K) = 0)
+//              dx += G(0) + L̃ᵀ·U(1) − U(2)             (one sparse product per term)
 //              L̃ is symmetric (graph/laplacian.cpp builds it exactly so), so L̃ᵀ·g is the forward's
 //              own sparse product L̃·g.
 // `laplacian` must outlive the tape's backward (the node keeps its address).

@@ -71,6 +71,23 @@ TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain 
   }
 }
 
+TEST_CASE("sparse_matmul: the backward's step U = z + 2·L~·x − w, in place on z, agrees with a dense product") {
+  const GraphLevel level = build_graph_level(8);
+  for (const int64_t f : {5, 32, 100}) {  // a partial width, the fixed-width segments, long segments
+    INFO("F = ", f);
+    Tensor x = random_tensor({64, 3, f}, 3), z = random_tensor({64, 3, f}, 4), w = random_tensor({64, 3, f}, 5);
+    Tensor minus_z = Tensor::empty(z.shape());
+    for (int64_t i = 0; i < z.numel(); ++i) minus_z[i] = -z[i];
+    std::vector<double> expected = dense_step(level.laplacian, x, minus_z);  // 2·A·x + z
+    for (int64_t i = 0; i < w.numel(); ++i) expected[static_cast<size_t>(i)] -= w[i];
+    const BlockRows zr = BlockRows::of(z), wr = BlockRows::of(w);
+    sparse_matmul(level.laplacian, BlockRows::of(x), zr, 2.0f, &zr, 1.0f, &wr);
+    double worst = 0.0;
+    for (int64_t i = 0; i < z.numel(); ++i) worst = std::max(worst, std::abs(z[i] - expected[static_cast<size_t>(i)]));
+    CHECK(worst < 2e-6);
+  }
+}
+
 TEST_CASE("sparse_matmul: the same bits on 1 and on 2 threads") {
   const GraphLevel level = build_graph_level(64);  // 4096 rows, several chunks
   Tensor x = random_tensor({4096, 64}, 3);
