@@ -1,5 +1,6 @@
 #include "core/reduce.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/error.hpp"
@@ -101,6 +102,28 @@ void max_axis(const Tensor& x, int axis, Tensor& out, Tensor* argmax) {
       if (p[(o * v.extent + e) * v.inner + i] > p[(o * v.extent + best) * v.inner + i]) best = e;
     if (index) index[o * v.inner + i] = static_cast<float>(best);
     return p[(o * v.extent + best) * v.inner + i];
+  });
+}
+
+void add_column_sums(const Tensor& x, Tensor& out) {
+  const int64_t cols = out.numel();
+  if (cols == 0 || x.numel() % cols != 0 || x.shape().last() != cols)
+    fail("add_column_sums: x is ", x.shape(), ", out has ", cols, " elements: x's last axis must be out's size");
+  const int64_t rows = x.numel() / cols;
+  const float* in = x.data();
+  float* sums = out.data();
+  // Blocks of up to 64 columns, summed in a local array (which the compiler may keep in
+  // registers: it cannot alias x) and stored once.
+  constexpr int64_t kBlock = 64;
+  parallel_for(cols, kBlock, [&](int64_t begin, int64_t end) {
+    for (int64_t c0 = begin; c0 < end; c0 += kBlock) {
+      const int64_t width = std::min(kBlock, end - c0);
+      float acc[kBlock];
+      std::copy_n(sums + c0, width, acc);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < width; ++c) acc[c] += in[r * cols + c0 + c];
+      std::copy_n(acc, width, sums + c0);
+    }
   });
 }
 

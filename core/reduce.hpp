@@ -22,4 +22,9 @@ void sum_axis(const Tensor& x, int axis, Tensor& out);
 void mean_axis(const Tensor& x, int axis, Tensor& out);
 void max_axis(const Tensor& x, int axis, Tensor& out, Tensor* argmax = nullptr);
 
+// out[c] += Σ_r x[r, c] for x viewed as [rows, C] and out with C elements (a bias gradient): in
+// float, each column's rows added in order, so the bits do not depend on the thread count. One
+// pass over x: a thread owns a block of up to 64 columns and sweeps all rows through it.
+void add_column_sums(const Tensor& x, Tensor& out);
+
 }  // namespace empl

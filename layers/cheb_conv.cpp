@@ -8,6 +8,7 @@
 #include "core/matmul.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "core/reduce.hpp"
 #include "graph/sparse_matmul.hpp"
 
 namespace empl {
@@ -43,13 +44,7 @@ void cheb_conv_backward(Node& node) {
   if (w.requires_grad()) gemm(basis, true, dy, false, w.grad, 1.0f, beta(1));  // dW += basisᵀ·dy
   if (b.value.defined() && b.requires_grad()) {
     if (node.fresh_grad[2]) b.grad.zero();
-    const int64_t rows = dy.shape().rows(), cols = dy.shape().last();
-    const float* g = dy.data();
-    float* db = b.grad.data();
-    parallel_for(cols, 16, [&](int64_t begin, int64_t end) {  // each column's rows summed in order
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = begin; c < end; ++c) db[c] += g[r * cols + c];
-    });
+    add_column_sums(dy, b.grad);  // db += Σ_rows dy
   }
   if (!x.requires_grad()) return;
   Tensor& dbasis = node.saved[1];
