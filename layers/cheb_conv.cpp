@@ -55,13 +55,16 @@ void cheb_conv_backward(Node& node) {
   //   dx   = G(0) +   L̃·U(1)   − U(2),
   // one sparse product per term, the subtraction done in its pass. L̃ is symmetric, so L̃ᵀ·g is
   // sparse_matmul(L̃, g) (see the header).
+  // A fresh dx is the last product's output itself; an accumulated one gets U(0) added.
+  const BlockRows dx = BlockRows::block(x.grad, 0, f_in);
   for (int64_t k = order - 2; k >= 0; --k) {
     const BlockRows current = block(k);
     const BlockRows two_ahead = k + 2 < order ? block(k + 2) : BlockRows{};
-    sparse_matmul(laplacian, block(k + 1), current, k == 0 ? 1.0f : 2.0f, &current, 1.0f,
+    const bool into_dx = k == 0 && node.fresh_grad[0];
+    sparse_matmul(laplacian, block(k + 1), into_dx ? dx : current, k == 0 ? 1.0f : 2.0f, &current, 1.0f,
                   k + 2 < order ? &two_ahead : nullptr);
   }
-  copy_rows(block(0), BlockRows::block(x.grad, 0, f_in), !node.fresh_grad[0]);  // dx (+)= dT0
+  if (order == 1 || !node.fresh_grad[0]) copy_rows(block(0), dx, !node.fresh_grad[0]);  // dx (+)= U(0)
 }
 
 }  // namespace
