@@ -30,13 +30,14 @@ template <bool Smoothed>
 void empl_forward_rows(const float* q_pred, const float* q_true, const float* tau, float alpha, int64_t bins,
                        float scale, int64_t begin, int64_t end, float* row_sums, float* slopes) {
   for (int64_t b = begin; b < end; ++b) {
+    const float tau_b = tau[b];  // a local: the stores to slopes could alias tau[b] for the compiler
     float Q_pred = 0.0f, Q_true = 0.0f, sum = 0.0f;
     for (int64_t j = 0; j < bins; ++j) {
       const int64_t i = b * bins + j;
       Q_pred += q_pred[i];  // the cumulative histograms, one bin at a time
       Q_true += q_true[i];
       const float delta = Q_pred - Q_true;
-      const PinballTerm rho = Smoothed ? smoothed_pinball_term(delta, tau[b], alpha) : pinball_term(delta, tau[b]);
+      const PinballTerm rho = Smoothed ? smoothed_pinball_term(delta, tau_b, alpha) : pinball_term(delta, tau_b);
       sum += rho.value;
       if (slopes) slopes[i] = rho.slope * scale;  // Note [fused slope]
     }

@@ -56,13 +56,14 @@ Var expectile_loss(Tape& tape, const Var& predicted, const Tensor& target, const
   float* slope_values = slopes.defined() ? slopes.data() : nullptr;
   parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
+      const float tau_b = tau_values[b];  // a local: the stores to slopes could alias it for the compiler
       float Q_pred = 0.0f, Q_true = 0.0f, sum = 0.0f;
       for (int64_t j = 0; j < bins; ++j) {
         const int64_t i = b * bins + j;
         Q_pred += q_pred[i];
         Q_true += q_true[i];
         const float delta = Q_pred - Q_true;
-        const float weight = delta > 0.0f ? 1.0f - tau_values[b] : tau_values[b];  // |τ − 1[u < 0]|
+        const float weight = delta > 0.0f ? 1.0f - tau_b : tau_b;  // |τ − 1[u < 0]|
         sum += weight * delta * delta;
         if (slope_values) slope_values[i] = 2.0f * weight * delta * scale;
       }
