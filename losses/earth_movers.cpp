@@ -8,14 +8,14 @@ namespace empl {
 
 Var em1_loss(Tape& tape, const Var& predicted, const Tensor& target) {
   check_histograms("em1_loss", predicted.value, target, /*normalised=*/true);
-  return pointwise_loss(tape, "em1", PointwiseLoss::Absolute, /*cumulative=*/true, predicted, target, {}, 0.0f);
+  return pointwise_loss(tape, "em1", PointwiseLoss::Absolute, /*cumulative=*/true, predicted, target);
 }
 
 Var em2_loss(Tape& tape, const Var& predicted, const Tensor& target) {
   check_histograms("em2_loss", predicted.value, target, /*normalised=*/true);
   // d sqrt(m)/dm = 1/(2 sqrt m): infinite when the prediction is exact, as for any root loss.
   return sqrt(tape, pointwise_loss(tape, "em2_squared", PointwiseLoss::Squared, /*cumulative=*/true,
-                                   predicted, target, {}, 0.0f));
+                                   predicted, target));
 }
 
 }  // namespace empl

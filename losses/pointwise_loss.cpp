@@ -10,22 +10,15 @@ namespace empl {
 
 namespace {
 
-// f and f' of one loss, chosen at compile time so that the row loop below has no switch inside.
+// f(δ) and f'(δ) of one loss, chosen at compile time so that the row loop below has no switch inside.
+struct LossTerm {
+  float value;       // f(δ)
+  float derivative;  // ∂f/∂δ
+};
+
 template <PointwiseLoss Kind>
-LossTerm term(float delta, float tau, float alpha) {
-  if constexpr (Kind == PointwiseLoss::Pinball) {
-    // (1[δ ≥ 0] − τ)·δ: slope 1 − τ above the truth, −τ below (the appendix code).
-    const float slope = (delta >= 0.0f ? 1.0f : 0.0f) - tau;
-    return {slope * delta, slope};
-  } else if constexpr (Kind == PointwiseLoss::SmoothPinball) {
-    // −τδ + α·softplus(δ/α); softplus(z) = max(z, 0) + log1p(e^−|z|) never overflows, and its
-    // derivative σ(z) is formed from e^−|z| ≤ 1 for the same reason.
-    const float z = delta / alpha;
-    const float e = std::exp(-std::abs(z));
-    const float softplus = std::max(z, 0.0f) + std::log1p(e);
-    const float sigmoid = z >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
-    return {-tau * delta + alpha * softplus, sigmoid - tau};
-  } else if constexpr (Kind == PointwiseLoss::Absolute) {
+LossTerm term(float delta) {
+  if constexpr (Kind == PointwiseLoss::Absolute) {
     return {std::abs(delta), float((delta > 0.0f) - (delta < 0.0f))};
   } else {
     return {delta * delta, 2.0f * delta};
@@ -35,23 +28,12 @@ LossTerm term(float delta, float tau, float alpha) {
 // Calls body(std::integral_constant<PointwiseLoss, kind>): one switch per call, not per element.
 template <typename Body>
 auto with_kind(PointwiseLoss kind, Body&& body) {
-  switch (kind) {
-    case PointwiseLoss::Pinball: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Pinball>{});
-    case PointwiseLoss::SmoothPinball: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::SmoothPinball>{});
-    case PointwiseLoss::Absolute: return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Absolute>{});
-    case PointwiseLoss::Squared: break;
-  }
+  if (kind == PointwiseLoss::Absolute)
+    return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Absolute>{});
   return body(std::integral_constant<PointwiseLoss, PointwiseLoss::Squared>{});
 }
 
-}  // namespace
-
-LossTerm loss_term(PointwiseLoss kind, float delta, float tau, float alpha) {
-  return with_kind(kind, [&](auto k) { return term<decltype(k)::value>(delta, tau, alpha); });
-}
-
-namespace {
-
+// Backward. Shapes: saved[0] f'(δ)/(B·N) [B, N], output gradient g [] → predicted.grad [B, N].
 void pointwise_loss_backward(Node& node) {
   Var& predicted = node.inputs[0];
   if (!predicted.requires_grad()) return;
@@ -79,7 +61,7 @@ void pointwise_loss_backward(Node& node) {
 }  // namespace
 
 Var pointwise_loss(Tape& tape, const char* name, PointwiseLoss kind, bool cumulative,
-                   const Var& predicted, const Tensor& target, const Tensor& tau, float alpha) {
+                   const Var& predicted, const Tensor& target) {
   const int64_t rows = predicted.shape()[0], bins = predicted.shape()[1];
   const float scale = 1.0f / static_cast<float>(rows * bins);
   Var loss = tape.make_output(Shape{}, {&predicted});
@@ -88,19 +70,17 @@ Var pointwise_loss(Tape& tape, const char* name, PointwiseLoss kind, bool cumula
   const float* p = predicted.value.data();
   const float* t = target.data();
   float* d = derivative.defined() ? derivative.data() : nullptr;
-  const float* tau_values = tau.defined() ? tau.data() : nullptr;
   float* sums = row_sums.data();
   with_kind(kind, [&](auto k) {
     parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
-        const float tau_r = tau_values ? tau_values[r] : 0.5f;
         float cum_p = 0.0f, cum_t = 0.0f, sum = 0.0f;
         for (int64_t j = 0; j < bins; ++j) {
           const int64_t i = r * bins + j;
           float delta;
           if (cumulative) delta = (cum_p += p[i]) - (cum_t += t[i]);
           else delta = p[i] - t[i];
-          const LossTerm f = term<decltype(k)::value>(delta, tau_r, alpha);
+          const LossTerm f = term<decltype(k)::value>(delta);
           sum += f.value;
           if (d) d[i] = f.derivative * scale;
         }

@@ -7,12 +7,12 @@ namespace empl {
 
 Var mae_loss(Tape& tape, const Var& predicted, const Tensor& target) {
   check_histograms("mae_loss", predicted.value, target, /*normalised=*/false);
-  return pointwise_loss(tape, "mae", PointwiseLoss::Absolute, /*cumulative=*/false, predicted, target, {}, 0.0f);
+  return pointwise_loss(tape, "mae", PointwiseLoss::Absolute, /*cumulative=*/false, predicted, target);
 }
 
 Var mse_loss(Tape& tape, const Var& predicted, const Tensor& target) {
   check_histograms("mse_loss", predicted.value, target, /*normalised=*/false);
-  return pointwise_loss(tape, "mse", PointwiseLoss::Squared, /*cumulative=*/false, predicted, target, {}, 0.0f);
+  return pointwise_loss(tape, "mse", PointwiseLoss::Squared, /*cumulative=*/false, predicted, target);
 }
 
 }  // namespace empl
