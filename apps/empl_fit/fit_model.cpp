@@ -32,6 +32,12 @@ const FitLoss kFitLosses[] = {
     {"mse", false, [](Tape& t, const Var& p, const Tensor& q, const Tensor&) { return mse_loss(t, p, q); }},
 };
 
+// The weight of the total count's loss beside the histogram's. The pinball loss of a standardised
+// log total is about ten times the EMPL of a histogram, and its gradient reaches the shared hidden
+// layers at that size too: at weight 1 it crowded out the histogram (urn example, 20,000 rows:
+// quantile error 0.027 instead of 0.010, six times the crossings).
+constexpr float kTotalWeight = 0.1f;
+
 constexpr const char* kModelFile = "model.ckpt";
 
 int64_t metadata_int(const std::map<std::string, std::string>& metadata, const std::string& key, const std::string& path) {
@@ -95,7 +101,8 @@ Var batch_loss(Tape& tape, const FitLoss& loss, const ModelShape& shape, const V
                const Tensor& tau, const Tensor& totals) {
   if (!shape.counts) return loss.loss(tape, output, labels, tau);
   const Var histogram = loss.loss(tape, slice_columns(tape, output, 0, shape.bins), labels, tau);
-  return add(tape, histogram, pinball_loss(tape, slice_columns(tape, output, shape.bins, shape.bins + 1), totals, tau));
+  const Var total = pinball_loss(tape, slice_columns(tape, output, shape.bins, shape.bins + 1), totals, tau);
+  return add(tape, histogram, mul_scalar(tape, total, kTotalWeight));
 }
 
 std::string saved_model_bytes(Sequential& network, const ModelShape& shape, const std::string& loss,

@@ -2,6 +2,7 @@
 // seeded split, standardisation by hand, and batches that depend on the step alone.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
