@@ -62,7 +62,15 @@ MatrixFile parse_matrix_text(const std::string& text, const std::string& name) {
   MatrixFile matrix{name, {}, {}, {}};
   std::vector<float> values;
   int64_t width = -1, first_line = 0, line_number = 0;
+  // Commas anywhere outside comments make it CSV: a file of one column has none but in a ragged row.
   bool comma = false;
+  for (size_t start = 0; start < text.size() && !comma;) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = trim(std::string_view(text).substr(start, end - start));
+    comma = !line.empty() && line[0] != '#' && line.find(',') != std::string_view::npos;
+    start = end + 1;
+  }
   for (size_t start = 0; start < text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -70,7 +78,6 @@ MatrixFile parse_matrix_text(const std::string& text, const std::string& name) {
     start = end + 1;
     ++line_number;
     if (line.empty() || line[0] == '#') continue;
-    if (width < 0) comma = line.find(',') != std::string_view::npos;
     const std::vector<std::string_view> fields = split(line, comma);
     if (width < 0 && matrix.columns.empty()) {
       // The first line: a header when any field is not a number (its values are then names).

@@ -26,8 +26,8 @@ struct MatrixFile {
   std::string where(int64_t row) const;
 };
 
-// Text: lines that are empty or start with '#' are skipped. The separator is a comma when the
-// first data line has one, else runs of spaces and tabs. The first line is a header when any of
+// Text: lines that are empty or start with '#' are skipped. The separator is a comma when any
+// other line has one, else runs of spaces and tabs. The first line is a header when any of
 // its fields is not a number. Every row must have as many values as the first.
 MatrixFile parse_matrix_text(const std::string& text, const std::string& name);
 

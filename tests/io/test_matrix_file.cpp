@@ -56,6 +56,7 @@ TEST_CASE("matrix file: whitespace-separated, with comments and blank lines skip
 
 TEST_CASE("matrix file: a ragged row, a word, a NaN, an empty field and an empty file name the line") {
   CHECK(error_of("a,b\n1,2\n3\n") == "t.csv, line 3: 1 values, expected 2 as on line 1 (a ragged row)");
+  CHECK(error_of("f\n1\n2,3\n") == "t.csv, line 3: 2 values, expected 1 as on line 1 (a ragged row)");  // one column
   CHECK(error_of("1 2 3\n4 5 6 7\n") == "t.csv, line 2: 4 values, expected 3 as on line 1 (a ragged row)");
   CHECK(error_of("1,2\n3,x\n") == "t.csv, line 2, column 2: 'x' is not a number");
   CHECK(error_of("1,2\n\n3,nan\n") == "t.csv, line 3, column 2: nan is not a finite number");
