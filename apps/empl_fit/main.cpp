@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "apps/common/app_options.hpp"
 #include "apps/common/run_app.hpp"
@@ -55,6 +56,20 @@ Tensor rows_of(const Tensor& x, const std::vector<int64_t>& rows) {
 }
 
 // --- train ---------------------------------------------------------------------------------
+
+// FNV-1a over the values of X and H: a resumed run must see the data it started with.
+std::string fingerprint(const Tensor& x, const Tensor& h) {
+  uint64_t hash = 1469598103934665603ull;
+  for (const Tensor* t : {&x, &h})
+    for (const float value : t->values()) {
+      uint32_t bits;
+      std::memcpy(&bits, &value, sizeof bits);
+      for (int byte = 0; byte < 4; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
 
 // The training loss on the validation rows, each at its own fixed τ (Rng(seed, 0x7A1, row)), in
 // evaluation mode and on a tape of its own (the loop's tape still holds the step being taken).
@@ -130,7 +145,7 @@ Summary validation_summary(Sequential& model, const FitLoss& loss, const ModelSh
     summary.csv += "coverage_10_90," + std::to_string(j) + "," + value + "\n";
     summary.text += value + (j + 2 < bins ? " " : "");
   }
-  summary.text += "   (0.8 when calibrated)\n";
+  summary.text += "   (0.8 when calibrated, for continuous values)\n";
   summary.csv += "quantile_crossings,," + std::to_string(crossings) + "\n";
   summary.text += "  quantile crossings (tau = 0.1..0.9)   " + std::to_string(crossings) + " of " +
                   std::to_string((levels - 1) * samples * bins) + " neighbouring pairs\n";
@@ -187,11 +202,11 @@ int run_train(int argc, char** argv) {
   OutputDirectory out(options.out);
 
   auto model = build_model(shape, options.seed);
-  // A resumed run must be this run: same shapes, loss, data size, split and steps.
+  // A resumed run must be this run: same shapes, loss, data, split and steps.
   const std::map<std::string, std::string> identity = {
       {"app", "empl_fit"}, {"loss", options.loss}, {"features", std::to_string(shape.features)},
       {"bins", std::to_string(shape.bins)}, {"hidden", parsed["hidden"].as<std::string>()},
-      {"counts", shape.counts ? "1" : "0"}, {"rows", std::to_string(x.rows())},
+      {"counts", shape.counts ? "1" : "0"}, {"data", fingerprint(x.values, h.values)},
       {"split", format("%g", val_fraction) + "/" + std::to_string(options.seed)}, {"run_steps", std::to_string(options.steps)}};
 
   // An epoch is one pass's worth of batches over the training rows; its mean training loss and
