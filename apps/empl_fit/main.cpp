@@ -55,6 +55,26 @@ Tensor rows_of(const Tensor& x, const std::vector<int64_t>& rows) {
   return out;
 }
 
+// evaluate_quantiles over a bounded number of network rows (samples × levels) at a time, so that
+// the memory of a forward pass does not grow with the data: 65,536 rows of 128 floats are 32 MB.
+QuantilePrediction evaluate_in_chunks(Module& model, const Tensor& features, std::span<const float> taus, const QuantileQuery& query) {
+  const int64_t samples = features.shape()[0], width = features.shape()[1];
+  const int64_t chunk = std::max<int64_t>(1, 65536 / static_cast<int64_t>(taus.size()));
+  QuantilePrediction all;
+  for (int64_t begin = 0; begin < samples; begin += chunk) {
+    const int64_t count = std::min(chunk, samples - begin);
+    Tensor part = Tensor::empty({count, width});
+    std::copy_n(features.data() + begin * width, count * width, part.data());
+    const QuantilePrediction p = evaluate_quantiles(model, part, taus, query);
+    all.samples += p.samples;
+    all.levels = p.levels;
+    all.bins = p.bins;
+    all.values.insert(all.values.end(), p.values.begin(), p.values.end());
+    all.totals.insert(all.totals.end(), p.totals.begin(), p.totals.end());
+  }
+  return all;
+}
+
 // --- train ---------------------------------------------------------------------------------
 
 // FNV-1a over the values of X and H: a resumed run must see the data it started with.
@@ -106,7 +126,7 @@ struct Summary {
 // is 1 for every histogram) and quantile crossings, on the validation rows.
 Summary validation_summary(Sequential& model, const FitLoss& loss, const ModelShape& shape, const Tensor& features,
                            const HistogramTargets& targets, const TotalScale& total_scale, const std::vector<int64_t>& rows) {
-  const QuantilePrediction prediction = evaluate_quantiles(
+  const QuantilePrediction prediction = evaluate_in_chunks(
       model, rows_of(features, rows), kSummaryTaus,
       {.head = shape.counts ? QuantileHead::density_with_total : QuantileHead::density, .feed_tau = loss.uses_tau});
   const int64_t samples = prediction.samples, bins = shape.bins, levels = prediction.levels;
@@ -355,7 +375,7 @@ int run_predict(int argc, char** argv) {
   OutputDirectory out(parsed["out"].as<std::string>());
 
   const bool uses_tau = fit_loss(model.loss).uses_tau;
-  const QuantilePrediction p = evaluate_quantiles(
+  const QuantilePrediction p = evaluate_in_chunks(
       *model.network, standardise(model.features, x.values), taus,
       {.head = model.shape.counts ? QuantileHead::density_with_total : QuantileHead::density, .feed_tau = uses_tau});
   const int64_t samples = p.samples, levels = p.levels, bins = p.bins;

@@ -81,6 +81,13 @@ TEST_CASE("empl_fit: predict writes [S, T, N] float32 in the order of --tau, the
   const std::string three = folder.file("three"), one = folder.file("one");
   run_ok("predict --model " + model + " --x " + data + "/x.csv --tau 0.9,0.1,0.5 --out " + three + " --figure");
   run_ok("predict --model " + model + " --x " + data + "/x.csv --tau 0.1 --out " + one);
+  // 30 levels: 4000 samples × 30 rows are evaluated in two pieces of at most 65,536 rows.
+  std::string thirty = "0.9,0.1";
+  for (int t = 2; t < 30; ++t) thirty += ",0.5";
+  const std::string many = folder.file("many");
+  run_ok("predict --model " + model + " --x " + data + "/x.csv --tau " + thirty + " --out " + many);
+  const Tensor pieces = load_npy(many + "/cumulative.npy");
+  REQUIRE(pieces.shape() == Shape{4000, 30, 5});
   const Tensor cumulative = load_npy(three + "/cumulative.npy"), density = load_npy(three + "/density.npy");
   const Tensor low = load_npy(one + "/cumulative.npy");
   REQUIRE(cumulative.shape() == Shape{4000, 3, 5});
@@ -90,6 +97,7 @@ TEST_CASE("empl_fit: predict writes [S, T, N] float32 in the order of --tau, the
   for (int64_t s = 0; s < 4000; ++s) {
     for (int64_t j = 0; j < 5; ++j) {
       order_error = std::max(order_error, static_cast<double>(std::abs(cumulative[(s * 3 + 1) * 5 + j] - low[s * 5 + j])));
+      order_error = std::max(order_error, static_cast<double>(std::abs(pieces[(s * 30 + 1) * 5 + j] - low[s * 5 + j])));
       spread = std::max(spread, static_cast<double>(cumulative[(s * 3 + 0) * 5 + j] - cumulative[(s * 3 + 1) * 5 + j]));
     }
     for (int64_t t = 0; t < 3; ++t) {
