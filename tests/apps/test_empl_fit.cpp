@@ -51,6 +51,31 @@ double mean_error(const Tensor& predicted, const std::string& analytic_csv) {
   return total / count;
 }
 
+// The last validation loss of losses.csv, and the worst 10–90% coverage over the bins and the
+// crossings of validation.csv (metric,bin,value), of a trained model's folder.
+struct Validation {
+  double loss = 0.0, worst_coverage = 1.0, crossings = -1.0;
+};
+Validation validation_of(const std::string& model) {
+  Validation v;
+  std::istringstream losses(slurp(model + "/losses.csv"));
+  std::string line, last;
+  while (std::getline(losses, line)) last = line;
+  int epoch, steps;
+  double train;
+  REQUIRE(std::sscanf(last.c_str(), "%d,%d,%lf,%lf", &epoch, &steps, &train, &v.loss) == 4);
+  std::istringstream summary(slurp(model + "/validation.csv"));
+  int coverages = 0;
+  while (std::getline(summary, line)) {
+    const size_t comma = line.rfind(',');
+    const double value = std::atof(line.c_str() + comma + 1);
+    if (line.rfind("coverage_10_90,", 0) == 0) v.worst_coverage = std::min(v.worst_coverage, value), ++coverages;
+    if (line.rfind("quantile_crossings,", 0) == 0) v.crossings = value;
+  }
+  CHECK(coverages == 4);  // bins 0..3: the last cumulative value is 1 for every histogram
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("empl_fit: trained on the urn as files, its quantiles match the analytic ones; untrained they do not") {
@@ -59,9 +84,11 @@ TEST_CASE("empl_fit: trained on the urn as files, its quantiles match the analyt
   run_ok(kExample + " --out " + data);
   const std::string analytic = slurp(data + "/analytic.csv");
   double errors[2];
+  Validation validation[2];
   for (const int steps : {2000, 1}) {
     const std::string model = folder.file("model" + std::to_string(steps)), out = folder.file("pred" + std::to_string(steps));
     run_ok("train --x " + data + "/x.csv --y " + data + "/h.csv --out " + model + " " + kTrain + " --steps " + std::to_string(steps));
+    validation[steps == 1] = validation_of(model);
     run_ok("predict --model " + model + " --x " + data + "/query.csv --tau 0.1,0.5,0.9 --out " + out);
     const Tensor cumulative = load_npy(out + "/cumulative.npy");
     REQUIRE(cumulative.shape() == Shape{4, 3, 5});
@@ -71,6 +98,14 @@ TEST_CASE("empl_fit: trained on the urn as files, its quantiles match the analyt
   // Measured: 0.020 trained, 0.144 untrained; the default run on 20,000 rows reaches 0.010.
   CHECK(errors[0] < 0.03);
   CHECK(errors[1] > 0.03);
+  // The validation numbers tell the two apart too. Measured, trained and untrained: loss 0.0270
+  // and 0.0423, worst coverage 0.68 and 0.00, crossings 668 and 3806 (of 8 × 400 × 5 neighbouring pairs).
+  CHECK(validation[0].loss < 0.03);
+  CHECK(validation[1].loss > 0.03);
+  CHECK(validation[0].worst_coverage > 0.6);
+  CHECK(validation[1].worst_coverage < 0.6);
+  CHECK(validation[0].crossings < 1500);
+  CHECK(validation[1].crossings > 1500);
 }
 
 TEST_CASE("empl_fit: predict writes [S, T, N] float32 in the order of --tau, the exact CSV header, cumulative = cumsum(density)") {
