@@ -1,3 +1,4 @@
+// The softmax-and-total head; read total_head.hpp first.
 #include "layers/total_head.hpp"
 
 #include "autograd/concat.hpp"
