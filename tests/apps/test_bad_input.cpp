@@ -299,6 +299,7 @@ void write_fit_files(const Fixture& fixture) {
   write(fixture.folder.file("x_ragged.csv"), "f\n0.1\n0.5,1\n0.9\n0.3\n");
   write(fixture.folder.file("x_word.csv"), "0.1\n0.5\nhalf\n0.3\n");
   write(fixture.folder.file("x_three.csv"), "1,2,3\n4,5,6\n");
+  write(fixture.folder.file("h_other.csv"), "0.5,0.5\n0.3,0.7\n1,0\n0.25,0.75\n");
 }
 
 const std::string kFitData = "train --x {dir}/x.csv --y {dir}/h.csv --hidden 8 --val-fraction 0.25 " + kTiny;
@@ -324,6 +325,8 @@ TEST_CASE("bad input: empl_fit train exits 2 with one line naming the flag, or t
                             {"a validation fraction of 1.5", "--val-fraction 1.5", {"--val-fraction", "1.5"}},
                             {"a hidden layer of width 0", "--hidden 0", {"--hidden", "'0'"}},
                             {"hidden widths that are not numbers", "--hidden 64,abc", {"--hidden", "'64,abc'"}},
+                            {"--resume on other data of the same shapes", "--y {dir}/h_other.csv --resume {dir}/own.ckpt",
+                             {"{dir}/own.ckpt", "cannot resume", "data '"}},
                             {"--normalise and --counts together", "--normalise --counts", {"--normalise", "--counts"}},
                             {"/dev/zero as --x", "--x /dev/zero", {"/dev/zero", "not a regular file"}, true},
                             {"a FIFO as --y", "--y {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
