@@ -17,6 +17,7 @@ QuantilePrediction evaluate_quantiles(Module& model, const Tensor& features, std
   if (features.rank() != 2) fail("evaluate_quantiles: features are ", features.shape(), ", expected [S, F]");
   const int64_t samples = features.shape()[0], width = features.shape()[1], levels = static_cast<int64_t>(taus.size());
   const bool gaussian = query.head == QuantileHead::gaussian;
+  const bool with_total = query.head == QuantileHead::density_with_total;
   if (levels == 0) fail("evaluate_quantiles: no tau levels given");
   for (const float tau : taus)
     if (!(gaussian ? tau > 0.0f && tau < 1.0f : tau >= 0.0f && tau <= 1.0f))
@@ -40,10 +41,12 @@ QuantilePrediction evaluate_quantiles(Module& model, const Tensor& features, std
   Tape tape;
   Tape::NoGrad no_grad(tape);
   const Tensor output = model.forward(tape, Var(inputs)).value;
-  if (output.rank() != 2 || output.shape()[0] != rows || (gaussian && output.shape()[1] % 2 != 0))
+  if (output.rank() != 2 || output.shape()[0] != rows || (gaussian && output.shape()[1] % 2 != 0) ||
+      (with_total && output.shape()[1] < 2))
     fail("evaluate_quantiles: the model's output is ", output.shape(), " for ", rows, " input rows; expected [", rows,
-         gaussian ? ", 2N] (Gaussian head)" : ", N]");
-  QuantilePrediction prediction{samples, levels, gaussian ? output.shape()[1] / 2 : output.shape()[1], {}};
+         gaussian ? ", 2N] (Gaussian head)" : with_total ? ", N + 1] (density and total)" : ", N]");
+  const int64_t width_out = output.shape()[1];
+  QuantilePrediction prediction{samples, levels, gaussian ? width_out / 2 : with_total ? width_out - 1 : width_out, {}, {}};
   const int64_t bins = prediction.bins;
   prediction.values.resize(static_cast<size_t>(rows * bins));
   if (gaussian) {
@@ -52,6 +55,14 @@ QuantilePrediction evaluate_quantiles(Module& model, const Tensor& features, std
     for (int64_t r = 0; r < rows; ++r) {
       const double z = normal_quantile(taus[static_cast<size_t>(r % levels)]);
       for (int64_t j = 0; j < bins; ++j) prediction.values[r * bins + j] = mean[r * bins + j] + std[r * bins + j] * z;
+    }
+  } else if (with_total) {
+    // The density's cumulative sum row by row, in float as cumsum() sums it; then the total column.
+    prediction.totals.resize(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      float running = 0.0f;
+      for (int64_t j = 0; j < bins; ++j) prediction.values[r * bins + j] = running += output[r * width_out + j];
+      prediction.totals[r] = output[r * width_out + bins];
     }
   } else {
     const Tensor cumulative = cumsum(output);

@@ -18,6 +18,9 @@ namespace empl {
 enum class QuantileHead {
   density,   // the network outputs a density [rows, N] (softmax last): cumulative = cumsum
   gaussian,  // [rows, 2N]: means and log-variances; quantile = μ + σ·Φ⁻¹(τ)
+  // [rows, N + 1] (layers/total_head.hpp): a density, then the τ-quantile of the (standardised)
+  // log total count, returned raw in QuantilePrediction::totals
+  density_with_total,
 };
 
 struct QuantileQuery {
@@ -33,6 +36,7 @@ struct QuantileQuery {
 struct QuantilePrediction {
   int64_t samples = 0, levels = 0, bins = 0;
   std::vector<double> values;
+  std::vector<double> totals;  // [S, T], the last output column; density_with_total only
   double at(int64_t sample, int64_t level, int64_t bin) const { return values[(sample * levels + level) * bins + bin]; }
 };
 

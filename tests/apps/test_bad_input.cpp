@@ -284,3 +284,86 @@ TEST_CASE("bad input: bundesliga table exits 2 with one line naming the flag or 
                    },
                    false);
 }
+
+// empl_fit: the rows every training app shares, bad data files (each named with its row or line
+// and the value), and predict's own rows, against a model of 1 feature and 2 bins.
+namespace {
+
+void write_fit_files(const Fixture& fixture) {
+  write(fixture.folder.file("x.csv"), "f\n0.1\n0.5\n0.9\n0.3\n");
+  write(fixture.folder.file("h.csv"), "0.5,0.5\n0.2,0.8\n1,0\n0.25,0.75\n");
+  write(fixture.folder.file("x_short.csv"), "0.1\n0.5\n0.9\n");
+  write(fixture.folder.file("h_sum.csv"), "0.5,0.5\n0.2,0.7\n1,0\n0.25,0.75\n");
+  write(fixture.folder.file("h_negative.csv"), "0.5 0.5\n0.2 0.8\n1.5 -0.5\n0.25 0.75\n");
+  write(fixture.folder.file("h_nan.csv"), "0.5,0.5\n0.2,0.8\n1,0\n0.25,nan\n");
+  write(fixture.folder.file("x_ragged.csv"), "f\n0.1\n0.5,1\n0.9\n0.3\n");
+  write(fixture.folder.file("x_word.csv"), "0.1\n0.5\nhalf\n0.3\n");
+  write(fixture.folder.file("x_three.csv"), "1,2,3\n4,5,6\n");
+  write(fixture.folder.file("h_other.csv"), "0.5,0.5\n0.3,0.7\n1,0\n0.25,0.75\n");
+}
+
+const std::string kFitData = "train --x {dir}/x.csv --y {dir}/h.csv --hidden 8 --val-fraction 0.25 " + kTiny;
+
+}  // namespace
+
+TEST_CASE("bad input: empl_fit train exits 2 with one line naming the flag, or the file, row and value, and leaves nothing behind") {
+  Fixture fixture;
+  write_fit_files(fixture);
+  fixture.make_checkpoints("empl_fit", fixture.expand(kFitData), "toy_urn");
+  check_bad_inputs(fixture, "empl_fit", kFitData,
+                   with(common_rows("toy_urn"),
+                        {
+                            {"an unexpected argument", "extra", {"'extra'"}},
+                            {"a loss of another app", "--loss gauss", {"--loss", "'gauss'"}},
+                            {"rows of X and H that do not match", "--x {dir}/x_short.csv", {"{dir}/x_short.csv", "3 rows", "{dir}/h.csv", "4"}},
+                            {"a histogram that does not sum to 1", "--y {dir}/h_sum.csv", {"{dir}/h_sum.csv", "row 1 (line 2)", "sums to 0.9", "--normalise"}},
+                            {"a negative entry", "--y {dir}/h_negative.csv --normalise", {"{dir}/h_negative.csv", "row 2 (line 3)", "column 2", "-0.5"}},
+                            {"a NaN entry", "--y {dir}/h_nan.csv", {"{dir}/h_nan.csv", "line 4", "column 2", "nan"}},
+                            {"a ragged row of X", "--x {dir}/x_ragged.csv", {"{dir}/x_ragged.csv", "line 3", "2 values"}},
+                            {"a word in X", "--x {dir}/x_word.csv", {"{dir}/x_word.csv", "line 3", "'half'"}},
+                            {"a missing --x", "--x /nonexistent.csv", {"/nonexistent.csv", "No such file"}},
+                            {"a validation fraction of 1.5", "--val-fraction 1.5", {"--val-fraction", "1.5"}},
+                            {"a hidden layer of width 0", "--hidden 0", {"--hidden", "'0'"}},
+                            {"hidden widths that are not numbers", "--hidden 64,abc", {"--hidden", "'64,abc'"}},
+                            {"--resume on other data of the same shapes", "--y {dir}/h_other.csv --resume {dir}/own.ckpt",
+                             {"{dir}/own.ckpt", "cannot resume", "data '"}},
+                            {"--normalise and --counts together", "--normalise --counts", {"--normalise", "--counts"}},
+                            {"/dev/zero as --x", "--x /dev/zero", {"/dev/zero", "not a regular file"}, true},
+                            {"a FIFO as --y", "--y {dir}/fifo", {"{dir}/fifo", "FIFO"}, true},
+                        }),
+                   true);
+}
+
+TEST_CASE("bad input: empl_fit predict exits 2 with one line naming the flag, or the file, row and value, and writes nothing") {
+  Fixture fixture;
+  write_fit_files(fixture);
+  const RunResult trained = run_app_binary("empl_fit", fixture.expand(kFitData + " --out {dir}/model"));
+  INFO(trained.err);
+  REQUIRE(trained.status == 0);
+  fixture.make_checkpoint("toy_urn", "toy.ckpt", kTiny);
+  check_bad_inputs(fixture, "empl_fit", "predict",
+                   {
+                       {"a model for other shapes", "--model {dir}/model --x {dir}/x_three.csv --out {dir}/out", {"{dir}/x_three.csv", "3 columns", "1 features"}},
+                       {"another app's checkpoint as model", "--model {dir}/toy.ckpt --x {dir}/x.csv --out {dir}/out", {"{dir}/toy.ckpt", "app 'toy_urn'"}},
+                       {"a missing model", "--model {dir}/nowhere --x {dir}/x.csv --out {dir}/out", {"{dir}/nowhere", "No such file"}},
+                       {"a level above 1", "--model {dir}/model --x {dir}/x.csv --tau 0.5,1.5 --out {dir}/out", {"--tau", "'1.5'"}},
+                       {"a level that is not a number", "--model {dir}/model --x {dir}/x.csv --tau 0.5,,0.9 --out {dir}/out", {"--tau", "''"}},
+                       {"a word in X", "--model {dir}/model --x {dir}/x_word.csv --out {dir}/out", {"{dir}/x_word.csv", "line 3", "'half'"}},
+                       {"no --x", "--model {dir}/model --out {dir}/out", {"--x"}},
+                       {"an unknown flag", "--model {dir}/model --x {dir}/x.csv --bogus --out {dir}/out", {"bogus"}},
+                       {"--out that cannot be created", "--model {dir}/model --x {dir}/x.csv --out /proc/not_here", {"--out", "/proc/not_here"}},
+                       {"a FIFO as X", "--model {dir}/model --x {dir}/fifo --out {dir}/out", {"{dir}/fifo", "FIFO"}, true},
+                   },
+                   false);
+}
+
+TEST_CASE("bad input: empl_fit without a known command exits 2 naming it") {
+  Fixture fixture;
+  check_bad_inputs(fixture, "empl_fit", "",
+                   {
+                       {"no command", "", {"give a command"}},
+                       {"an unknown command", "fit --x a", {"'fit'"}},
+                       {"zero example rows", "example --rows 0 --out {dir}/urn", {"--rows", "got 0"}},
+                   },
+                   false);
+}
