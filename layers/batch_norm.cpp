@@ -220,7 +220,7 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     });
   });
   const Node::BackwardFn backward = options_.relu_input ? batch_norm_backward<true> : batch_norm_backward<false>;
-  if (Node* node = tape.record("batch_norm", backward, y, {&x, &scale, &shift})) {
+  if (Node* node = tape.record(options_.relu_input ? "relu_batch_norm" : "batch_norm", backward, y, {&x, &scale, &shift})) {
     node->saved[0] = statistics;
     node->saved[1] = inv_std;
     node->saved[2] = scratch;

@@ -1,6 +1,15 @@
 #include "layers/sequential.hpp"
 
+#include "core/error.hpp"
+
 namespace empl {
+
+std::unique_ptr<Module> Sequential::remove(size_t i) {
+  if (i >= modules_.size()) fail("Sequential::remove: index ", i, " of ", modules_.size(), " modules");
+  std::unique_ptr<Module> module = std::move(modules_[i]);
+  modules_.erase(modules_.begin() + static_cast<std::ptrdiff_t>(i));
+  return module;
+}
 
 Var Sequential::forward(Tape& tape, const Var& x) {
   Var h = x;
