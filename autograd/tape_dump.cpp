@@ -1,6 +1,6 @@
 // autograd/tape_dump: naming each input of each node by where its value came from. Values are
 // known by their storage (first element and shape), as the tape itself knows gradient buffers
-// (Tape::take_pending); read autograd/tape_dump.hpp first. No equation: this is for reading.
+// (Tape::take_pending). No equation: this is for reading. Read autograd/tape_dump.hpp first.
 #include "autograd/tape_dump.hpp"
 
 #include <string>

@@ -10,6 +10,7 @@
 // With relu_input the layer normalises relu(x) instead of x: ReLU → BatchNorm as one layer, the
 // same bits, one pass less each way. Models are written with the two layers and fused by
 // layers/fusion.hpp, which explains why and where; read this file without it first.
+// Read after layers/linear.hpp.
 #pragma once
 
 #include "layers/module.hpp"

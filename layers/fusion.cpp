@@ -1,5 +1,6 @@
 // layers/fusion: finds ReLU → BatchNorm1d pairs in a Sequential and folds the ReLU into the batch
-// norm (relu_input). Why this gives the same bits, and what it saves: layers/fusion.hpp.
+// norm (relu_input), y = BN(max(x, 0)) in one op. Why this gives the same bits, and what it saves:
+// read layers/fusion.hpp first.
 #include "layers/fusion.hpp"
 
 #include "layers/activations.hpp"

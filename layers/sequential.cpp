@@ -1,3 +1,6 @@
+// layers/sequential: y = f_n(… f_1(x)), child i's parameters named "i.<name>"; taking a module
+// out (layers/fusion.cpp) renames the ones after it. No equation of its own.
+// Read layers/sequential.hpp and layers/module.hpp first.
 #include "layers/sequential.hpp"
 
 #include "core/error.hpp"

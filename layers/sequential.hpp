@@ -4,6 +4,7 @@
 //   mlp.add<Linear>(2, 128, LinearOptions{.seed = seed, .stream = 1});
 //   mlp.add<ReLU>();
 //   mlp.pack();
+// Read after layers/module.hpp.
 #pragma once
 
 #include <memory>
