@@ -16,11 +16,12 @@
 #     Fragments can call expect(condition, "what") to check a value.
 #   - ```sh, ```cmake and other blocks are listed, not run.
 #
-#   run_snippets.py --source DIR --build DIR --cxx COMPILER [--keep]
+#   run_snippets.py --source DIR --build DIR --cxx COMPILER [--flags "CMAKE_CXX_FLAGS"]
 import argparse
 import concurrent.futures
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 
@@ -88,7 +89,7 @@ def build_and_run(job, arguments, link):
     folder = pathlib.Path(arguments.build) / "snippets"
     cpp, exe = folder / f"{name}.cpp", folder / name
     cpp.write_text(unit, encoding="utf-8")
-    compile_command = [arguments.cxx, "-std=c++20", "-O1", "-w", f"-I{arguments.source}",
+    compile_command = [arguments.cxx, "-std=c++20", "-O1", "-w"] + shlex.split(arguments.flags) + [f"-I{arguments.source}",
                        f"-I{pathlib.Path(arguments.build) / 'include'}", str(cpp), "-o", str(exe)] + link
     compiled = subprocess.run(compile_command, capture_output=True, text=True)
     where = f"{blocks[0].path}:{blocks[0].line}" + (f" (+{len(blocks) - 1} more fragments)" if len(blocks) > 1 else "")
@@ -110,6 +111,7 @@ def main():
     parser.add_argument("--source", required=True)
     parser.add_argument("--build", required=True)
     parser.add_argument("--cxx", required=True)
+    parser.add_argument("--flags", default="", help="the build's CMAKE_CXX_FLAGS (sanitizers must match the library's)")
     arguments = parser.parse_args()
     source = pathlib.Path(arguments.source)
     (pathlib.Path(arguments.build) / "snippets").mkdir(exist_ok=True)
