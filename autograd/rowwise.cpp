@@ -27,6 +27,7 @@ void rows_backward(Node& node, Row&& row) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void cumsum_backward(Node& node) {
   rows_backward(node, [](const float*, const float* dy, float* dx, int64_t cols) {
     float running = 0.0f;
@@ -34,6 +35,7 @@ void cumsum_backward(Node& node) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void softmax_backward(Node& node) {
   rows_backward(node, [](const float* y, const float* dy, float* dx, int64_t cols) {
     float dot = 0.0f;
@@ -42,6 +44,7 @@ void softmax_backward(Node& node) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void log_softmax_backward(Node& node) {
   rows_backward(node, [](const float* y, const float* dy, float* dx, int64_t cols) {
     float total = 0.0f;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Every library .cpp/.hpp opens with a comment block of at least 3 lines that says what the file
 # is (and the equation it implements) and what to read first ("Read X first", "Read after X",
-# "read the header first"). A new file without one fails this test (ctest: file_headers).
+# "read the header first"), and every backward function (`void name_backward(Node& ...`) has a
+# comment line with "Shapes:" in the comments right above it. A new file or a new backward without
+# them fails this test (ctest: file_headers).
 #
 #   check_file_headers.py SOURCE_DIR     exit 0 when every file passes, 1 listing those that fail
 import pathlib
@@ -19,6 +21,7 @@ KNOWN_MISSING = {
     "losses/loss_checks.cpp", "losses/loss_checks.hpp", "losses/metrics.cpp", "losses/metrics.hpp",
     "losses/pointwise_loss.cpp", "losses/pointwise_loss.hpp", "losses/regression.cpp", "losses/regression.hpp",
 }
+BACKWARD = re.compile(r"^void \w+_backward\(Node&")
 READ_FIRST = re.compile(r"\bread\b.{0,160}?\b(first|after)\b", re.IGNORECASE | re.DOTALL)
 
 
@@ -32,6 +35,16 @@ def problem(path):
         return f"opens with {len(block)} comment line(s), needs at least {MIN_LINES}"
     if not READ_FIRST.search(" ".join(block)):
         return "its opening comment does not say what to read first ('Read X first' / 'Read after X')"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines):
+        if not BACKWARD.match(line):
+            continue
+        above, k = [], number - 1
+        while k >= 0 and (lines[k].startswith("//") or lines[k].startswith("template")):
+            above.append(lines[k])
+            k -= 1
+        if not any("Shapes:" in comment for comment in above):
+            return f"line {number + 1}: the backward does not state its shapes ('// Shapes: ...' right above it)"
     return None
 
 
