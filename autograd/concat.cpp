@@ -1,3 +1,6 @@
+// autograd/concat: concat and slice_columns on the tape. Backward of a concatenation cuts dy back
+// into the pieces (dx_i += dy[:, offset_i : offset_i + F_i]); that of a slice adds dy into the
+// sliced columns of dx. Read autograd/concat.hpp first.
 #include "autograd/concat.hpp"
 
 #include <array>
@@ -14,6 +17,7 @@ void add_columns(const Tensor& dy, int64_t offset, Tensor& dx) {
     for (int64_t c = 0; c < width; ++c) dx[r * width + c] += dy[r * cols + offset + c];
 }
 
+// Shapes: parts x_i [B, F_i] (up to 3), dy [B, ΣF_i] → dx_i [B, F_i] += dy[:, offset_i : offset_i + F_i].
 void concat_backward(Node& node) {
   int64_t offset = 0;
   for (Var& part : node.inputs) {
@@ -34,6 +38,7 @@ Var concat_parts(Tape& tape, std::initializer_list<const Var*> parts) {
   return y;
 }
 
+// Shapes: x [B, F], dy [B, end − begin] → dx [B, F] += dy in columns [begin, end), 0 elsewhere.
 void slice_backward(Node& node) {
   Var& x = node.inputs[0];
   if (!x.requires_grad()) return;

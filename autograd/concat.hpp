@@ -2,6 +2,7 @@
 // gradient of a concatenation is cut back into the pieces; that of a slice is added into the
 // sliced columns. A node holds at most three inputs, so concat takes two or three tensors —
 // enough for its use here, appending τ (and a count) as input columns.
+// Read after autograd/elementwise.hpp.
 #pragma once
 
 #include "autograd/tape.hpp"

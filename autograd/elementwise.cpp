@@ -1,3 +1,6 @@
+// autograd/elementwise: each elementwise op's forward (a core/elementwise kernel) and its backward
+// dx += dy · ∂y/∂x side by side, one line each, e.g. relu: dx += dy·1[y > 0]; mul: da += dy·b,
+// db += dy·a (summed over a broadcast axis). Read autograd/elementwise.hpp first.
 #include "autograd/elementwise.hpp"
 
 #include <algorithm>
@@ -24,6 +27,7 @@ void unary_backward_range(const float* __restrict xv, const float* __restrict yv
   }
 }
 
+// Shapes: x, y, dy, dx all of x's shape (any rank).
 // dx += local(x, y, dy) = dy · ∂y/∂x: the shared shape of every unary backward. Derivatives that
 // are 0 or 1 are written as selects (y > 0 ? dy : 0), never as dy·(y > 0 ? 1 : 0): the compiler
 // turns the latter into a branch, unpredictable for half-negative activations.
@@ -48,6 +52,8 @@ Var unary_op(Tape& tape, Unary op, const Var& x, Node::BackwardFn backward) {
   return y;
 }
 
+// Shapes: a [.., n], b of a's shape or a row [1, n] ([n]) or a column [m, 1]; y, dy of a's shape
+// → da of a's shape, db of b's shape.
 // Binary backward: for every element, local(a, b, y) gives (∂y/∂a, ∂y/∂b); the output gradient
 // times each goes to a (same element) and to b (summed where b was broadcast). Rows run in
 // parallel when each row owns its b entries (same shape, column); a broadcast row is summed

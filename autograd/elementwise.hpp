@@ -3,6 +3,7 @@
 //
 // Binary ops broadcast b as a row [1, n] or a column [m, 1] (core/elementwise.hpp); the gradient
 // of a broadcast b is summed over the axis it was broadcast along.
+// Read after autograd/tape.hpp.
 #pragma once
 
 #include "autograd/tape.hpp"

@@ -1,3 +1,6 @@
+// autograd/gradcheck: compares the tape's dL/dx with the central difference
+// (L(x + h·e_i) − L(x − h·e_i)) / 2h of L = Σ r ⊙ f(x), element by element, and reports the worst.
+// Read autograd/gradcheck.hpp first (choice of h, tolerances, kinks).
 #include "autograd/gradcheck.hpp"
 
 #include <algorithm>

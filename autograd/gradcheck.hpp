@@ -7,6 +7,7 @@
 // evaluated in double from float32 forward passes. Float32 rounding makes the difference noisy
 // (about ε_float·|L|/h), so the default h and tolerances are chosen for float32; choose inputs
 // away from kinks (ReLU at 0, |x| at 0), where no derivative exists.
+// Read after autograd/matmul.hpp (the op a gradcheck is first shown on).
 #pragma once
 
 #include <functional>

@@ -1,3 +1,6 @@
+// autograd/matmul: y = op(a)·op(b) forward, and its backward da += dy·op(b)ᵀ, db += op(a)ᵀ·dy as
+// sgemms with β = 1 (the transposed cases by transposing both sides). Read autograd/matmul.hpp
+// first: it is the worked example of an op on the tape.
 #include "autograd/matmul.hpp"
 
 #include "core/matmul.hpp"
@@ -5,6 +8,7 @@
 namespace empl {
 namespace {
 
+// Shapes: op(a) [M, K], op(b) [K, N], dy [M, N] → da of a's shape, db of b's shape.
 void matmul_backward(Node& node) {
   Var& a = node.inputs[0];
   Var& b = node.inputs[1];

@@ -4,6 +4,7 @@
 //   da += dy · bᵀ     db += aᵀ · dy
 // and the transposed variants follow by transposing both sides. Each is one sgemm with beta = 1,
 // which accumulates straight into the input gradients: no temporary, no transposed copy.
+// Read after autograd/tape.hpp.
 #pragma once
 
 #include "autograd/tape.hpp"

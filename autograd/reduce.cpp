@@ -1,3 +1,6 @@
+// autograd/reduce: sum, mean and max on the tape. Backward: sum dx_i += dy, mean dx_i += dy/n,
+// max dx_i += dy at the first maximum only; over an axis, each element gets its own output's dy.
+// Read autograd/reduce.hpp first.
 #include "autograd/reduce.hpp"
 
 #include "core/error.hpp"
@@ -7,6 +10,7 @@
 namespace empl {
 namespace {
 
+// Shapes: x any, dy [] (one element) → dx of x's shape.
 // dx += dy · scale, with one dy for the whole tensor (sum, mean over all).
 void all_backward(Node& node) {
   Var& x = node.inputs[0];
@@ -18,6 +22,7 @@ void all_backward(Node& node) {
   });
 }
 
+// Shapes: x [outer, extent, inner] (the axis in the middle), dy [outer, 1, inner] → dx of x's shape.
 // Walks x as [outer, extent, inner] around the reduced axis (scalars[1]) and gives each element
 // its output's gradient: times scalars[0] for sum and mean, only at the first maximum for max.
 void axis_backward(Node& node, bool only_at_max) {

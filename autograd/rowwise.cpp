@@ -1,3 +1,6 @@
+// autograd/rowwise: cumsum, softmax and log_softmax on the tape, their backward row by row:
+// cumsum dx_k += Σ_{j ≥ k} dy_j (a reverse cumsum), softmax dx += y ⊙ (dy − Σ_j dy_j y_j),
+// log_softmax dx += dy − softmax(x)·Σ_j dy_j. Read autograd/rowwise.hpp first.
 #include "autograd/rowwise.hpp"
 
 #include <algorithm>
@@ -9,6 +12,7 @@
 namespace empl {
 namespace {
 
+// Shapes: x, y, dy, dx all [R, C] (leading axes flattened into the R rows); each row on its own.
 // Calls row(y, dy, dx, cols) for every row, in parallel, when x needs a gradient.
 template <typename Row>
 void rows_backward(Node& node, Row&& row) {
@@ -23,6 +27,7 @@ void rows_backward(Node& node, Row&& row) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void cumsum_backward(Node& node) {
   rows_backward(node, [](const float*, const float* dy, float* dx, int64_t cols) {
     float running = 0.0f;
@@ -30,6 +35,7 @@ void cumsum_backward(Node& node) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void softmax_backward(Node& node) {
   rows_backward(node, [](const float* y, const float* dy, float* dx, int64_t cols) {
     float dot = 0.0f;
@@ -38,6 +44,7 @@ void softmax_backward(Node& node) {
   });
 }
 
+// Shapes: x, y, dy, dx [R, N], row by row (rows_backward above).
 void log_softmax_backward(Node& node) {
   rows_backward(node, [](const float* y, const float* dy, float* dx, int64_t cols) {
     float total = 0.0f;

@@ -1,3 +1,6 @@
+// autograd/tape: recording nodes, the arena of buffers reused across steps, and backward(): the
+// nodes in reverse order, each node's backward adding d(loss)/d(input) = d(loss)/d(output) ·
+// ∂output/∂input into its inputs' gradients. Read autograd/tape.hpp first (its two Notes).
 #include "autograd/tape.hpp"
 
 #include "core/error.hpp"

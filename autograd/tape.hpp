@@ -97,6 +97,8 @@ class Tape {
 
   bool grad_enabled() const { return grad_enabled_; }
   size_t node_count() const { return nodes_.size(); }
+  // The recorded nodes in execution order, for reading (autograd/tape_dump.hpp prints them).
+  const std::vector<Node>& nodes() const { return nodes_; }
   size_t arena_buffers() const { return arena_.size(); }
 
   // While alive, ops on this tape record nothing and make no gradients (evaluation).

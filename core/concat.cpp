@@ -1,3 +1,6 @@
+// core/concat: concat([B, F1], [B, F2]) = [B, F1 + F2] and slice_columns(x, b, e) = x[:, b:e],
+// as row-by-row copies (tensors are contiguous, so a column block is one memcpy per row).
+// Read core/concat.hpp first.
 #include "core/concat.hpp"
 
 #include <algorithm>

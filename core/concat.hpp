@@ -1,6 +1,7 @@
 // Joining and cutting along the last axis: concat([B, F1], [B, F2]) = [B, F1 + F2] and
 // slice_columns(x, begin, end) = x[:, begin:end]. Tensors are contiguous, so both copy.
 // The typical use is appending the quantile level τ as one more input column.
+// Read after core/tensor.hpp.
 #pragma once
 
 #include <span>

@@ -1,3 +1,6 @@
+// core/elementwise: the kernels out[i] = f(x[i]) and out[i] = f(a[i], b[i]) (b broadcast as a row
+// or a column), each one contiguous loop in parallel chunks above a grain size.
+// Read core/elementwise.hpp first; autograd/elementwise.cpp puts a derivative beside each.
 #include "core/elementwise.hpp"
 
 #include <algorithm>

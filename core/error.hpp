@@ -3,6 +3,7 @@
 // Library code never exits or aborts: it throws empl::Error whose message names the op and the
 // values involved ("matmul: a is [32,128], b is [64,10]: inner dims 128 != 64"), so that an app's
 // main() can print one clear line and exit with a non-zero status.
+// Read after core/shape.hpp (whose str() every message prints).
 #pragma once
 
 #include <sstream>

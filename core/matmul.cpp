@@ -1,3 +1,7 @@
+// core/matmul: C = α·op(A)·op(B) + β·C through cblas_sgemm, split into fixed row tiles of C that
+// oneTBB runs in parallel, each tile one single-threaded sgemm (so OpenBLAS never competes with
+// TBB for the cores, and the bits do not depend on the thread count). Read core/matmul.hpp and
+// core/parallel.hpp first.
 #include "core/matmul.hpp"
 
 #include <cblas.h>

@@ -3,6 +3,7 @@
 //
 // A tensor of rank > 2 enters as the matrix [rows(), last()] (leading axes flattened), so a
 // [B, V, F] activation times a [F, G] weight is one GEMM of [B*V, F] by [F, G].
+// Read after core/tensor.hpp and core/parallel.hpp (the row tiles).
 #pragma once
 
 #include "core/tensor.hpp"

@@ -1,3 +1,6 @@
+// core/parallel: the one thread setting (oneTBB's arena and OpenBLAS kept at one thread) and the
+// fixed-chunk loops, whose chunking depends only on the size, never on the thread count, so a
+// parallel sum gives the same bits on 1 and 2 threads. Read core/parallel.hpp first.
 #include "core/parallel.hpp"
 
 #include <cblas.h>

@@ -7,6 +7,7 @@
 // Determinism: parallel_for splits work into fixed chunks whatever the thread count, and
 // parallel_chunk_reduce combines per-chunk partial results in chunk order, so a sum over a tensor
 // gives the same bits on 1 thread as on 2.
+// Read after core/tensor.hpp.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,6 @@
+// core/random: splitmix64 turns (seed, stream, index) into the state of a xoshiro256** generator;
+// uniform, normal (Marsaglia polar), Poisson (PTRS), binomial (BTRD) and multinomial draws on top.
+// Read core/random.hpp first: it cites each algorithm.
 #include "core/random.hpp"
 
 #include <cmath>

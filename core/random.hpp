@@ -10,6 +10,7 @@
 // Distributions are exact: normal by the Marsaglia polar method, Poisson by multiplication (small
 // means) or Hörmann's PTRS transformed rejection, binomial by inversion (small n·p) or Hörmann's
 // BTRD, multinomial by conditional binomials (O(bins) for any number of trials).
+// Read after core/tensor.hpp.
 #pragma once
 
 #include <array>

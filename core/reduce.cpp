@@ -1,3 +1,6 @@
+// core/reduce: Σ x, mean and max over all elements or one axis (kept with extent 1). Sums run in
+// double over fixed chunks added in chunk order, so the result is the same on any thread count.
+// Read core/reduce.hpp and core/parallel.hpp first.
 #include "core/reduce.hpp"
 
 #include <algorithm>

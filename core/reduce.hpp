@@ -3,6 +3,7 @@
 //
 // Sums accumulate in double, in a fixed order of fixed chunks, so the result has the same bits
 // for any thread count (core/parallel.hpp).
+// Read after core/elementwise.hpp.
 #pragma once
 
 #include "core/tensor.hpp"

@@ -1,3 +1,6 @@
+// core/rowwise: along the last axis, cumsum Q_j = Σ_{r ≤ j} q_r, softmax q_j = e^{l_j − m}/Σ e^{l_k − m}
+// (m = the row maximum, so no overflow) and log-softmax l_j − m − log Σ e^{l_k − m}, rows in
+// parallel. Read core/rowwise.hpp first.
 #include "core/rowwise.hpp"
 
 #include <algorithm>

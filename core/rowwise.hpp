@@ -4,6 +4,7 @@
 // (paper section 2.5): q̃ = softmax(l̃), Q̃_j = Σ_{r ≤ j} q̃_r, so Q̃ is normalised (Q̃_N = 1) and
 // monotone in j by construction. Softmax subtracts the row maximum first, so that logits of
 // ±10⁴ neither overflow nor lose the row.
+// Read after core/reduce.hpp; autograd/rowwise.hpp gives their gradients.
 #pragma once
 
 #include "core/tensor.hpp"

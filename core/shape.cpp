@@ -1,3 +1,6 @@
+// core/shape: extents up to rank 4 kept inline; numel() = Π extents (1 for a scalar), negative
+// axes counted from the end, and the "[32,128]" form every error message prints.
+// Read core/shape.hpp first.
 #include "core/shape.hpp"
 
 #include "core/error.hpp"

@@ -3,6 +3,7 @@
 //
 // Shape letters used across the code: B batch, N bins, V pixels (graph nodes), F features,
 // K Chebyshev order. A histogram batch is [B, N]; a graph activation is [B, V, F].
+// Read first, with core/tensor.hpp.
 #pragma once
 
 #include <array>

@@ -1,3 +1,6 @@
+// core/tensor: the storage of a Tensor (one shared, 64-byte-aligned float buffer), its views and
+// its factories (empty, zeros, full, from). No equation: this is the container every other file
+// computes on. Read core/tensor.hpp first, and core/shape.hpp for the extents.
 #include "core/tensor.hpp"
 
 #include <unistd.h>

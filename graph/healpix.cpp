@@ -1,6 +1,7 @@
 // graph/healpix: thin wrappers over Healpix_Base2 (64-bit indices, NESTED). The only file of
 // empl that includes HEALPix's headers (see healpix.hpp). Calls are serial: HEALPix's OpenMP is
 // kept out of our build (CMakeLists.txt), and these loops are milliseconds even at nside 256.
+// Read graph/healpix.hpp first.
 #include "graph/healpix.hpp"
 
 #include <numbers>

@@ -2,6 +2,7 @@
 // Everything before the final cast runs in double: L̃ is built once per level, and float32
 // rounding of the degrees would break W's exact symmetry (w_ij and w_ji are the same double
 // expression of the same two centres, so they are bit-identical here).
+// Read graph/laplacian.hpp first.
 #include "graph/laplacian.hpp"
 
 #include <algorithm>

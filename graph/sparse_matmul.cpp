@@ -1,4 +1,6 @@
-// graph/sparse_matmul: row-parallel CSR × dense on strided blocks of rows (see the header).
+// graph/sparse_matmul: Y = α·A·X + s·Z row by row for CSR A, each row's terms added in CSR order
+// by one thread, on strided blocks of rows (BlockRows), so the bits do not depend on the thread
+// count. Read graph/sparse_matmul.hpp first.
 #include "graph/sparse_matmul.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// io/atomic_file: write to a temporary file beside the destination, fsync it, rename it over the
+// destination (one atomic step on POSIX), fsync the folder; on any error remove the temporary.
+// No equation. Read io/atomic_file.hpp first.
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 // Files that are either whole or absent: a result or a checkpoint is written to a temporary file
 // beside its destination, flushed to disk, and renamed over the destination in one step, so a
 // crash or a full disk never leaves a half-written file behind (and never destroys the old one).
+// Read first among io/: checkpoints and results are written through it.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,6 @@
+// io/checkpoint: the checkpoint format of io/checkpoint.hpp, written through io/atomic_file and
+// read back with every length checked against the bytes that remain and the FNV-1a checksum
+// (h ← (h ⊕ byte)·1099511628211) verified before a tensor is trusted. Read io/checkpoint.hpp first.
 #include "io/checkpoint.hpp"
 
 #include <cstring>

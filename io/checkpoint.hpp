@@ -9,6 +9,7 @@
 // file or is above kMaxInputBytes (1 GiB) before reading it, then checks the magic, the version,
 // every length against the bytes that remain, and the checksum, before any tensor is allocated or
 // trusted; restoring checks that names, order and shapes match the model exactly.
+// Read after io/atomic_file.hpp and layers/module.hpp.
 #pragma once
 
 #include <map>

@@ -1,3 +1,6 @@
+// io/npy: the .npy header ({'descr': '<f4', 'fortran_order': False, 'shape': (...), } padded to a
+// multiple of 64 bytes) and the raw little-endian data, written and read with every field
+// checked. No equation. Read io/npy.hpp first.
 #include "io/npy.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // length, a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (...), } padded
 // with spaces to a multiple of 64 bytes and ended by a newline; then the raw little-endian data in
 // C order.
+// Read after io/atomic_file.hpp.
 #pragma once
 
 #include <cstdint>

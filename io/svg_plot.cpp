@@ -1,3 +1,6 @@
+// io/svg_plot: data (x, y) → panel pixels by the linear maps of each Axes, then SVG elements for
+// lines, bands, markers, ticks and legends as text. No equation beyond those maps.
+// Read io/svg_plot.hpp first.
 #include "io/svg_plot.hpp"
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 //   Axes& top = figure.axes(0, 0);
 //   top.line(xs, ys, {.color = "#1f77b4", .label = "τ = 0.5"});
 //   write_file_atomically("fig.svg", figure.render());
+// Read after io/atomic_file.hpp.
 #pragma once
 
 #include <optional>

@@ -1,3 +1,6 @@
+// layers/activations: ReLU y = max(x, 0) and Softmax y_j = e^{x_j}/Σ_k e^{x_k} as modules, each
+// one call of its autograd op (the backward lives there). Read layers/activations.hpp and
+// autograd/elementwise.hpp first.
 #include "layers/activations.hpp"
 
 #include "autograd/elementwise.hpp"

@@ -1,3 +1,6 @@
+// layers/batch_norm: the fused batch-norm op, x̂ = (x − μ)/√(σ² + ε), y = γ·x̂ + β, forward and
+// backward (dx = (1/√(σ²+ε))·(dx̂ − mean(dx̂) − x̂·mean(dx̂ ⊙ x̂))) over fixed row chunks, so the bits
+// do not depend on the thread count. Read layers/batch_norm.hpp first (the equations in full).
 #include "layers/batch_norm.hpp"
 
 #include <algorithm>
@@ -111,6 +114,7 @@ void input_gradient_rows(const float* __restrict dy, const float* __restrict x, 
 
 int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(cols, 1)); }
 
+// Shapes: x, dy, dx [R, F] (R = B, or B·V for [B, V, F]); γ, β, dγ, dβ [F]; saved μ, 1/σ [F].
 template <bool ReluInput>
 void batch_norm_backward(Node& node) {
   Var& x = node.inputs[0];
@@ -220,7 +224,7 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     });
   });
   const Node::BackwardFn backward = options_.relu_input ? batch_norm_backward<true> : batch_norm_backward<false>;
-  if (Node* node = tape.record("batch_norm", backward, y, {&x, &scale, &shift})) {
+  if (Node* node = tape.record(options_.relu_input ? "relu_batch_norm" : "batch_norm", backward, y, {&x, &scale, &shift})) {
     node->saved[0] = statistics;
     node->saved[1] = inv_std;
     node->saved[2] = scratch;

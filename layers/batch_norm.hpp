@@ -7,10 +7,10 @@
 // Backward in training (μ and 1/√(σ² + ε) saved by the forward, x̂ recomputed from x), R rows:
 //   dx = (1/√(σ²+ε)) · (dx̂ − mean(dx̂) − x̂ · mean(dx̂ ⊙ x̂)),  dx̂ = γ·dy,
 //   dγ += Σ dy ⊙ x̂,  dβ += Σ dy.
-// With relu_input, the layer normalises relu(x) instead of x, reading x once where ReLU → BatchNorm
-// would write relu(x) out and read it back (and do the same in the backward, dx = 1[x > 0]·d relu).
-// The results are the same bits as the two layers; the saving is one pass over the activation each
-// way, 6% of the toy example's training step.
+// With relu_input the layer normalises relu(x) instead of x: ReLU → BatchNorm as one layer, the
+// same bits, one pass less each way. Models are written with the two layers and fused by
+// layers/fusion.hpp, which explains why and where; read this file without it first.
+// Read after layers/linear.hpp.
 #pragma once
 
 #include "layers/module.hpp"
@@ -21,7 +21,7 @@ struct BatchNormOptions {
   float momentum = 0.1f;
   float eps = 1e-5f;
   bool affine = true;  // learned scale γ and shift β
-  bool relu_input = false;  // normalise relu(x): ReLU → BatchNorm in one layer (see the top)
+  bool relu_input = false;  // normalise relu(x): ReLU → BatchNorm in one layer (layers/fusion.hpp)
 };
 
 class BatchNorm1d : public Module {
@@ -31,6 +31,8 @@ class BatchNorm1d : public Module {
   const char* type_name() const override { return "BatchNorm1d"; }
   void visit_parameters(const std::string& prefix, const ParameterVisitor& visit) override;
   void visit_buffers(const std::string& prefix, const BufferVisitor& visit) override;
+  bool relu_input() const { return options_.relu_input; }
+  void set_relu_input(bool relu_input) { options_.relu_input = relu_input; }  // layers/fusion.hpp
 
   Var scale, shift;            // γ, β: [F] each (undefined without affine)
   Tensor running_mean, running_var;  // [F]

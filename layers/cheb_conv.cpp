@@ -1,4 +1,6 @@
-// layers/cheb_conv: the forward recurrence, one GEMM, and the reverse recurrence (see the header).
+// layers/cheb_conv: the forward recurrence T0 = x, T1 = L̃x, Tk = 2L̃T(k−1) − T(k−2), one GEMM
+// y = [T0 … T(K−1)]·W + b, and the reverse recurrence of the backward through the same sparse
+// product (L̃ is symmetric). Read layers/cheb_conv.hpp first.
 #include "layers/cheb_conv.hpp"
 
 #include <algorithm>
@@ -31,6 +33,8 @@ void copy_rows(const BlockRows& src, const BlockRows& dst, bool accumulate) {
   });
 }
 
+// Shapes: x, dx [V, B, F_in]; saved basis [V, B, K·F_in]; W, dW [K·F_in, F_out]; b, db [1, F_out];
+// dy [V, B, F_out]; L̃ [V, V] (CSR, node.context).
 void cheb_conv_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& w = node.inputs[1];

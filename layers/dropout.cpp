@@ -1,3 +1,6 @@
+// layers/dropout: y = x ⊙ mask with mask_i ∈ {0, 1/(1 − p)} drawn from Rng(seed, stream + k, row)
+// in training, the identity in evaluation; backward dx += dy ⊙ mask. Read layers/dropout.hpp
+// first.
 #include "layers/dropout.hpp"
 
 #include "core/error.hpp"
@@ -7,6 +10,7 @@
 namespace empl {
 namespace {
 
+// Shapes: x, dy, dx and the saved mask all of x's shape ([B, F] or [B, V, F]).
 void dropout_backward(Node& node) {
   Var& x = node.inputs[0];
   if (!x.requires_grad()) return;

@@ -3,6 +3,7 @@
 //   y = x ⊙ mask,  mask_i ∈ {0, 1/(1 − p)},   dx = dy ⊙ mask
 // The mask of the k-th training forward comes from Rng(seed, stream + k, row): reproducible,
 // independent of the thread count, and resumable, because k is a buffer saved in checkpoints.
+// Read after layers/batch_norm.hpp (the other layer with a training mode).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,6 @@
-// layers/healpix_pool: max and mean over 4 consecutive nodes, forward and backward side by side.
+// layers/healpix_pool: y[p] = max_j or ¼Σ_j x[4p + j] over the 4 consecutive NESTED children,
+// forward and backward side by side (max: dy goes to the saved argmax child; mean: ¼dy to each).
+// Read layers/healpix_pool.hpp first.
 #include "layers/healpix_pool.hpp"
 
 #include <algorithm>
@@ -13,6 +15,7 @@ namespace {
 // (4p + j)·C. Chunks of coarse nodes of about 16K floats of output each.
 int64_t grain_for(int64_t c) { return std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, c)); }
 
+// Shapes: x, dx [V, B, F]; dy and the saved argmax [V/4, B, F].
 void healpix_max_pool_backward(Node& node) {
   Var& x = node.inputs[0];
   if (!x.requires_grad()) return;
@@ -36,6 +39,7 @@ void healpix_max_pool_backward(Node& node) {
   });
 }
 
+// Shapes: x, dx [V, B, F]; dy [V/4, B, F].
 void healpix_mean_pool_backward(Node& node) {
   Var& x = node.inputs[0];
   if (!x.requires_grad()) return;

@@ -1,3 +1,6 @@
+// layers/linear: y = x·W + b as one op (bias written first, the product added with β = 1) and its
+// backward dW += xᵀ·dy, dx += dy·Wᵀ, db += Σ_rows dy; weights drawn Glorot-uniform (or
+// He-normal) from Rng(seed, stream). Read layers/linear.hpp first.
 #include "layers/linear.hpp"
 
 #include <algorithm>
@@ -20,6 +23,8 @@ Shape output_shape(const Shape& x, int64_t out) {
   }
 }
 
+// Shapes: x, dx [B, F_in] (or [B, V, F_in]); W, dW [F_in, F_out]; b, db [1, F_out];
+// dy [B, F_out] (or [B, V, F_out]).
 void linear_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& w = node.inputs[1];

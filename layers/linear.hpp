@@ -3,6 +3,7 @@
 // (beta = 1), and the backward is two sgemms and a column sum:
 //   dW += xᵀ·dy      dx += dy·Wᵀ      db += Σ_rows dy
 // x may be [B, F_in] or [B, V, F_in] (the leading axes are one matrix of rows).
+// Read after layers/module.hpp and autograd/matmul.hpp.
 #pragma once
 
 #include <cstdint>

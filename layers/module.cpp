@@ -1,3 +1,6 @@
+// layers/module: naming parameters and buffers by walking the module tree, and pack(): every
+// parameter value moved into one allocation and every gradient into another, so zero_grad() is
+// one fill and an optimizer sees one flat span. Read layers/module.hpp first.
 #include "layers/module.hpp"
 
 #include <cstring>

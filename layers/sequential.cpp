@@ -1,6 +1,18 @@
+// layers/sequential: y = f_n(… f_1(x)), child i's parameters named "i.<name>"; taking a module
+// out (layers/fusion.cpp) renames the ones after it. No equation of its own.
+// Read layers/sequential.hpp and layers/module.hpp first.
 #include "layers/sequential.hpp"
 
+#include "core/error.hpp"
+
 namespace empl {
+
+std::unique_ptr<Module> Sequential::remove(size_t i) {
+  if (i >= modules_.size()) fail("Sequential::remove: index ", i, " of ", modules_.size(), " modules");
+  std::unique_ptr<Module> module = std::move(modules_[i]);
+  modules_.erase(modules_.begin() + static_cast<std::ptrdiff_t>(i));
+  return module;
+}
 
 Var Sequential::forward(Tape& tape, const Var& x) {
   Var h = x;

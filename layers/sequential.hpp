@@ -4,6 +4,7 @@
 //   mlp.add<Linear>(2, 128, LinearOptions{.seed = seed, .stream = 1});
 //   mlp.add<ReLU>();
 //   mlp.pack();
+// Read after layers/module.hpp.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,8 @@ class Sequential : public Module {
 
   size_t size() const { return modules_.size(); }
   Module& operator[](size_t i) { return *modules_[i]; }
+  // Takes module i out (the later ones move up one index, and so do their parameter names).
+  std::unique_ptr<Module> remove(size_t i);
   // One line per module with its parameter count, e.g. "0 Linear 384".
   std::string summary();
 

@@ -1,3 +1,6 @@
+// layers/tau_input: appends the scaled quantile level (τ − 0.5)·12 to the inputs as one more
+// column (paper section 2.5), the τ the EMPL is then evaluated at. Read layers/tau_input.hpp
+// first.
 #include "layers/tau_input.hpp"
 
 #include "autograd/concat.hpp"

@@ -1,6 +1,7 @@
 // The quantile level as a network input (paper section 2.5): τ appears twice, as an input that
 // tells the network which quantile to predict, and in the loss. Following the paper, the input
 // is scaled to (τ − 0.5)·12, about the range of the other standardised inputs.
+// Read after layers/linear.hpp.
 #pragma once
 
 #include "autograd/tape.hpp"

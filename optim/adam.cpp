@@ -1,3 +1,6 @@
+// optim/adam: one fused loop over the flat parameters, m ← β1·m + (1 − β1)·g, v ← β2·v + (1 − β2)·g²,
+// θ ← θ − lr·m̂/(√v̂ + ε), in parallel chunks (each element independent, so the bits do not
+// depend on the thread count). Read optim/adam.hpp first.
 #include "optim/adam.hpp"
 
 #include <cmath>

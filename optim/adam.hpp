@@ -4,6 +4,7 @@
 //   θ ← θ − lr · (m / (1 − β1^t)) / (√(v / (1 − β2^t)) + ε)      (t = the step, from 1)
 // with optional decoupled weight decay θ ← θ − lr·λ·θ (AdamW). Defaults are Keras's (ε = 1e-7),
 // which the paper's networks used. One fused loop over all parameters, parallel above a grain.
+// Read after layers/module.hpp (pack(): the flat span).
 #pragma once
 
 #include <vector>

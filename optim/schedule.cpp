@@ -1,3 +1,6 @@
+// optim/schedule: lr(step) = lr0 · rate^(step / decay_steps), the exponential decay of the
+// paper's runs (the toy run decays 1e-3 to 1e-4 over its steps: rate 0.1, decay_steps = steps).
+// Read optim/schedule.hpp first.
 #include "optim/schedule.hpp"
 
 #include <cmath>

@@ -1,3 +1,6 @@
+// optim/sgd: b ← μ·b + g + λ·θ, θ ← θ − lr·b over the flat parameters (PyTorch's momentum
+// formulation; without momentum, θ ← θ − lr·(g + λ·θ)).
+// Read optim/sgd.hpp first.
 #include "optim/sgd.hpp"
 
 #include <cmath>

@@ -1,6 +1,7 @@
 // Stochastic gradient descent with momentum over flat parameters (a packed model's flat_values):
 //   b ← μ·b + g + λ·θ       θ ← θ − lr·b
 // (PyTorch's formulation; λ is L2 weight decay added to the gradient).
+// Read after optim/adam.hpp.
 #pragma once
 
 #include <vector>

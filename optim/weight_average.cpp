@@ -1,4 +1,6 @@
-// WeightAverage: θ̄ ← θ at the first update, θ̄ ← β·θ̄ + (1 − β)·θ after; read the header first.
+// optim/weight_average: θ̄ ← θ at the first update, θ̄ ← β·θ̄ + (1 − β)·θ after, over the flat
+// parameters, and the swap that evaluates a model with θ̄ and then restores θ.
+// Read optim/weight_average.hpp first.
 #include "optim/weight_average.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// training/loop: for each step, loss = step(tape) → tape.backward(loss) → a finite check → the
+// optimizer at lr(step) → tape.clear(), with atomic checkpoints every save_every steps, resume
+// from one, and a saved stop on SIGINT/SIGTERM. Read training/loop.hpp first.
 #include "training/loop.hpp"
 
 #include <atomic>

@@ -1,3 +1,6 @@
+// training/progress: the progress line (step, loss, steps/s, time left = remaining steps / rate),
+// redrawn in place on a terminal and printed every few seconds in a log.
+// Read training/progress.hpp first.
 #include "training/progress.hpp"
 
 #include <unistd.h>

@@ -4,6 +4,7 @@
 // On a terminal it redraws in place (carriage return); in a log (CI, a pipe) it prints a new line
 // every few seconds instead, so logs stay short. `quiet` silences it. It writes to stderr, so
 // that the results printed on stdout stay clean.
+// Read after training/loop.hpp.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,6 @@
-// Evaluation of a quantile network at a list of τ levels: one forward pass per level, then the
-// cumulative sum of its softmax output (or the Gaussian head's μ + σ·Φ⁻¹(τ)); read quantiles.hpp first.
+// Evaluation of a quantile network at a list of τ levels: one forward pass over S·T rows, then the
+// cumulative sum of its softmax output (or the Gaussian head's μ + σ·Φ⁻¹(τ)).
+// Read training/quantiles.hpp first.
 #include "training/quantiles.hpp"
 
 #include <algorithm>

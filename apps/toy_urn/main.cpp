@@ -4,6 +4,7 @@
 //
 //   toy_urn [--steps 10000] [--loss empl|em1|xe|mae] [--out DIR] [--save CKPT] [--load CKPT]
 //           [--compare EM1.ckpt,XE.ckpt] [--s1] [--average-decay 0.998] [--average-steps 2000]
+//           [--dump-tape]
 //
 // Evaluation uses an exponential moving average of the weights over the last 2000 steps
 // (optim/weight_average.hpp): across seeds and OpenBLAS kernels it keeps x = 1000 within its
@@ -18,6 +19,7 @@
 #include "apps/toy_urn/toy_model.hpp"
 #include "apps/toy_urn/urn_data.hpp"
 #include "apps/toy_urn/urn_math.hpp"
+#include "autograd/tape_dump.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/rowwise.hpp"
@@ -51,6 +53,20 @@ int run_s1(const CommonOptions& options, int64_t samples) {
   return 0;
 }
 
+// --dump-tape: records the first training step's forward pass and loss, prints the tape that
+// backward() would walk (autograd/tape_dump.hpp, docs/2-tape.md) and trains nothing.
+int run_dump_tape(const CommonOptions& options) {
+  auto model = build_model(options.seed);
+  Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
+  Tensor tau = Tensor::empty({options.batch, 1});
+  make_batch(options.seed, 0, inputs, labels, tau, uses_tau(options.loss) ? -1.0f : 0.5f);
+  Tape tape;
+  const Var loss = training_loss(options.loss, tape, model->forward(tape, Var(inputs)), labels, tau);
+  std::printf("%s", dump_tape(tape, model->named_parameters()).c_str());
+  std::printf("loss %.6f\n", static_cast<double>(loss.value[0]));
+  return 0;
+}
+
 // The prediction at x = 1 of a model trained with another loss, for the figure's comparison.
 Comparison comparison_from(const std::string& path) {
   auto model = build_model(1);
@@ -70,6 +86,7 @@ int run(int argc, char** argv) {
       ("compare", "checkpoints of models trained with other losses (e.g. em1, xe) to draw at x = 1",
        cxxopts::value<std::vector<std::string>>())
       ("s1", "supplementary S1 instead of training: expected EMD of one draw, analytic vs Monte Carlo")
+      ("dump-tape", "print the nodes one training step records on the tape (op, output shape, inputs), train nothing")
       ("s1-samples", "Monte-Carlo samples for --s1", cxxopts::value<int64_t>()->default_value("1000000"))
       ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
        cxxopts::value<float>()->default_value("0.998"))
@@ -86,6 +103,7 @@ int run(int argc, char** argv) {
     if (samples <= 0) fail("--s1-samples must be positive, got ", samples);
     return run_s1(options, samples);
   }
+  if (parsed.count("dump-tape")) return run_dump_tape(options);
   std::vector<Comparison> comparisons;
   if (parsed.count("compare"))
     for (const std::string& path : parsed["compare"].as<std::vector<std::string>>()) comparisons.push_back(comparison_from(path));

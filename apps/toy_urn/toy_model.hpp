@@ -13,7 +13,9 @@ namespace empl::toy_urn {
 
 inline const char* const kLosses[] = {"empl", "em1", "xe", "mae"};
 
-std::unique_ptr<Sequential> build_model(uint64_t seed, int64_t hidden = 128);
+// Linear → ReLU → BatchNorm twice, then Linear → Softmax; with `fuse`, each ReLU → BatchNorm is
+// one layer (layers/fusion.hpp: the same bits, faster), as the app and its checkpoints use it.
+std::unique_ptr<Sequential> build_model(uint64_t seed, int64_t hidden = 128, bool fuse = true);
 
 // The training loss `name` of predicted densities [B, N] against labels, with per-sample τ.
 Var training_loss(const std::string& name, Tape& tape, const Var& predicted, const Tensor& labels, const Tensor& tau);

@@ -147,3 +147,18 @@ TEST_CASE("toy_urn: SIGINT and SIGTERM save a checkpoint and exit 130, and --res
     CHECK(std::filesystem::exists(folder.file("second/quantiles.csv")));
   }
 }
+
+TEST_CASE("toy_urn --dump-tape prints the first step's nodes, with the fused ReLU → BatchNorm, and trains nothing") {
+  const RunResult run = run_app_binary("toy_urn", "--dump-tape --batch 4");
+  REQUIRE(run.status == 0);
+  const std::string nodes =
+      "#0 linear [4,128] <- const [4,2], 0.weight [2,128], 0.bias [1,128]\n"
+      "#1 relu_batch_norm [4,128] <- #0, 1.weight [128], 1.bias [128]\n"
+      "#2 linear [4,128] <- #1, 2.weight [128,128], 2.bias [1,128]\n"
+      "#3 relu_batch_norm [4,128] <- #2, 3.weight [128], 3.bias [128]\n"
+      "#4 linear [4,5] <- #3, 4.weight [128,5], 4.bias [1,5]\n"
+      "#5 softmax [4,5] <- #4\n"
+      "#6 empl [] <- #5\n";
+  CHECK(run.out.substr(0, nodes.size()) == nodes);
+  CHECK(run.out.find("toy_urn: loss") == std::string::npos);  // no training summary: it trained nothing
+}
