@@ -11,6 +11,8 @@
 // would write relu(x) out and read it back (and do the same in the backward, dx = 1[x > 0]·d relu).
 // The results are the same bits as the two layers; the saving is one pass over the activation each
 // way, 6% of the toy example's training step.
+// On a sharded tape (autograd/shards.hpp) the sums behind μ, σ² and the backward's means are
+// taken per shard and along the shards' tree over every rank: the statistics of the global batch.
 #pragma once
 
 #include "layers/module.hpp"
