@@ -7,7 +7,7 @@
 #   killed          a rank killed mid-run: non-zero status, mpirun names the rank, --out holds
 #                   nothing and the last checkpoint is intact
 #   refused         a batch that does not split, ranks that do not divide the shards: refused
-#                   before training, naming the numbers
+#                   before training, naming the numbers; an error on one rank ends every rank
 set -eu
 case_name=$1; build=$2; mpiexec=$3; app=${4:-toy_urn}
 # CI containers run as root; more ranks than cores; ranks with threads of their own.
@@ -76,6 +76,11 @@ case $case_name in
     $mpirun -np 3 "$bin" --steps 2 --batch 132 --shards 6 --quiet --out "$dir/o" > "$dir/log" 2>&1
     [ $? -ne 0 ] && grep -q "shards 6 on 3 ranks" "$dir/log" || { cat "$dir/log"; fail "3 ranks not refused"; }
     [ ! -e "$dir/o" ] || fail "a refused run made --out"
+    # An error on rank 0 alone (it alone reads the checkpoint) must end rank 1 too, not leave it
+    # waiting for rank 0's parameters.
+    timeout -s KILL 60 $mpirun -np 2 "$bin" --steps 2 --batch 128 --shards 2 --quiet --resume "$dir/none.ckpt" --out "$dir/o" > "$dir/log" 2>&1
+    status=$?
+    [ $status -ne 0 ] && [ $status -ne 137 ] && grep -q "rank 0 of 2.*none.ckpt" "$dir/log" || { cat "$dir/log"; fail "status $status: an error on rank 0 did not end the run with its message"; }
     set -e
     ;;
   *) fail "unknown case $case_name" ;;
