@@ -32,6 +32,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "autograd/shards.hpp"
 #include "core/tensor.hpp"
 
 namespace empl {
@@ -96,6 +97,11 @@ class Tape {
   void clear();
 
   bool grad_enabled() const { return grad_enabled_; }
+  // The batch's shards (autograd/shards.hpp), read by the ops that sum over rows (linear, batch
+  // norm); null (the default): one unsharded batch, as always. Not owned; the training loop sets
+  // it for a run with --shards.
+  void set_shards(const Shards* shards) { shards_ = shards; }
+  const Shards* shards() const { return shards_; }
   size_t node_count() const { return nodes_.size(); }
   // The recorded nodes in execution order, for reading (autograd/tape_dump.hpp prints them).
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -122,6 +128,7 @@ class Tape {
   std::vector<Tensor> arena_;
   size_t arena_next_ = 0;
   bool grad_enabled_ = true;
+  const Shards* shards_ = nullptr;
 };
 
 }  // namespace empl

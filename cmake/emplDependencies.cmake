@@ -22,3 +22,8 @@ if(NOT TARGET PkgConfig::HEALPIX)
     endif()
   endforeach()
 endif()
+# MPI, when empl was built with EMPL_MPI (the package config sets EMPL_MPI as it was built).
+if(EMPL_MPI AND NOT TARGET MPI::MPI_CXX)
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI REQUIRED COMPONENTS CXX)   # libopenmpi-dev
+endif()

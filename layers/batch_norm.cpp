@@ -130,9 +130,24 @@ void batch_norm_backward(Node& node) {
   const float* xv = x.value.data();
   float* sums = scratch.data() + chunk_count(rows) * 2 * features;  // [2, F]: Σ dy, Σ dy ⊙ x̂
   float* k = sums + 2 * features;                                   // [F]: γ/σ
-  column_sums(rows, features, 2, scratch.data(), sums, [&](float* partial, int64_t begin, int64_t end) {
-    add_gradient_rows<ReluInput>(g, xv, mean, inv_std, partial, partial + features, begin, end, features);
-  });
+  const Shards* shards = static_cast<const Shards*>(node.context);
+  // Sharded (autograd/shards.hpp): the sums of each shard, then this rank's subtree of them (for
+  // dγ, dβ, which the training loop sums over the ranks with every other gradient), then all
+  // ranks' (for dx, which needs the means over the global batch now).
+  float* shard_sums = k + features;               // [shards, 2F]
+  float* global = shard_sums + (shards ? shards->local : 0) * 2 * features;  // [2F]
+  if (shards == nullptr) {
+    column_sums(rows, features, 2, scratch.data(), sums, [&](float* partial, int64_t begin, int64_t end) {
+      add_gradient_rows<ReluInput>(g, xv, mean, inv_std, partial, partial + features, begin, end, features);
+    });
+  } else {
+    const int64_t shard = rows / shards->local;
+    for (int64_t s = 0; s < shards->local; ++s)
+      column_sums(shard, features, 2, scratch.data(), shard_sums + s * 2 * features, [&](float* partial, int64_t begin, int64_t end) {
+        add_gradient_rows<ReluInput>(g, xv, mean, inv_std, partial, partial + features, s * shard + begin, s * shard + end, features);
+      });
+    shards->local_sum(shard_sums, 2 * features, sums);
+  }
   float* sum_dy = sums;
   float* sum_dy_xhat = sums + features;
   if (node.fresh_grad[1]) gamma.grad.zero();  // tiny; the parameters are leaves anyway
@@ -140,9 +155,19 @@ void batch_norm_backward(Node& node) {
   for (int64_t f = 0; f < features; ++f) {
     if (gamma.requires_grad()) gamma.grad[f] += sum_dy_xhat[f];
     if (beta.requires_grad()) beta.grad[f] += sum_dy[f];
+  }
+  int64_t mean_rows = rows;
+  if (shards != nullptr) {
+    std::copy_n(sums, 2 * features, global);
+    if (shards->ranks != nullptr) shards->ranks->sum_subtrees(global, 2 * features);
+    sum_dy = global;
+    sum_dy_xhat = global + features;
+    mean_rows = shards->global_rows(rows);
+  }
+  for (int64_t f = 0; f < features; ++f) {
     k[f] = (gamma.value.defined() ? gamma.value[f] : 1.0f) * inv_std[f];
-    sum_dy[f] /= static_cast<float>(rows);       // now the means
-    sum_dy_xhat[f] /= static_cast<float>(rows);
+    sum_dy[f] /= static_cast<float>(mean_rows);       // now the means
+    sum_dy_xhat[f] /= static_cast<float>(mean_rows);
   }
   if (!x.requires_grad()) return;
   float* dx = x.grad.data();
@@ -175,8 +200,13 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
   if (training_ && rows < 2) fail("BatchNorm1d: training needs at least 2 rows to estimate a variance, got ", rows);
   Var y = tape.make_output(x.shape(), {&x, &scale, &shift});
   Tensor inv_std = tape.alloc({features});
-  // Per-chunk partials [chunks, 2F], then [2F] of sums and [F] of factors (used by the backward).
-  Tensor scratch = tape.alloc({chunk_count(rows) * 2 * features + 3 * features});
+  // Per-chunk partials [chunks, 2F], then [2F] of sums and [F] of factors (used by the backward);
+  // sharded, also [shards, 2F] of shard sums and [2F] of global sums.
+  const Shards* shards = training_ ? tape.shards() : nullptr;
+  if (shards != nullptr && x.shape()[0] % shards->local != 0)
+    fail("BatchNorm1d: x is ", x.shape(), ": a batch of ", x.shape()[0], " does not split into ", shards->local, " shards");
+  const int64_t shard_floats = shards ? (shards->local + 1) * 2 * features : 0;
+  Tensor scratch = tape.alloc({chunk_count(rows) * 2 * features + 3 * features + shard_floats});
   Tensor statistics = tape.alloc({3 * features});  // μ, γ, β as plain arrays (1 and 0 without affine)
   float* mu = statistics.data();
   float* gamma = mu + features;
@@ -188,22 +218,37 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     if (options_.relu_input) kernel(std::true_type{});
     else kernel(std::false_type{});
   };
+  // Sums over the batch's rows into out[F]: at once, or (sharded) per shard and then along the
+  // shards' tree over every rank, so that μ and σ are those of the global batch.
+  const auto batch_sums = [&](float* out, auto&& add) {
+    if (shards == nullptr) {
+      column_sums(rows, features, 1, scratch.data(), out, add);
+      return;
+    }
+    float* shard_sums = scratch.data() + chunk_count(rows) * 2 * features + 3 * features;  // [shards, F]
+    const int64_t shard = rows / shards->local;
+    for (int64_t s = 0; s < shards->local; ++s)
+      column_sums(shard, features, 1, scratch.data(), shard_sums + s * features,
+                  [&](float* partial, int64_t begin, int64_t end) { add(partial, s * shard + begin, s * shard + end); });
+    shards->global_sum(shard_sums, features, out);
+  };
+  const int64_t batch_rows = shards ? shards->global_rows(rows) : rows;
   if (training_) {
     with_relu_input([&](auto relu_input) {
       constexpr bool relu = decltype(relu_input)::value;
-      column_sums(rows, features, 1, scratch.data(), mu, [&](float* partial, int64_t begin, int64_t end) {
+      batch_sums(mu, [&](float* partial, int64_t begin, int64_t end) {
         add_rows<relu>(in, nullptr, partial, begin, end, features, false);
       });
-      for (int64_t f = 0; f < features; ++f) mu[f] /= static_cast<float>(rows);
-      column_sums(rows, features, 1, scratch.data(), is, [&](float* partial, int64_t begin, int64_t end) {
+      for (int64_t f = 0; f < features; ++f) mu[f] /= static_cast<float>(batch_rows);
+      batch_sums(is, [&](float* partial, int64_t begin, int64_t end) {
         add_rows<relu>(in, mu, partial, begin, end, features, true);  // Σ (x − μ)², turned into 1/σ below
       });
     });
     const float m = options_.momentum;
     for (int64_t f = 0; f < features; ++f) {
-      const float var = is[f] / static_cast<float>(rows);
+      const float var = is[f] / static_cast<float>(batch_rows);
       running_mean[f] = (1.0f - m) * running_mean[f] + m * mu[f];
-      running_var[f] = (1.0f - m) * running_var[f] + m * var * static_cast<float>(rows) / static_cast<float>(rows - 1);
+      running_var[f] = (1.0f - m) * running_var[f] + m * var * static_cast<float>(batch_rows) / static_cast<float>(batch_rows - 1);
       is[f] = 1.0f / std::sqrt(var + options_.eps);
     }
   } else {
@@ -229,6 +274,7 @@ Var BatchNorm1d::forward(Tape& tape, const Var& x) {
     node->saved[1] = inv_std;
     node->saved[2] = scratch;
     node->scalars[0] = training_ ? 1.0f : 0.0f;
+    node->context = shards;
     node->assigns_fresh_grads = true;
   }
   return y;

@@ -10,6 +10,8 @@
 // With relu_input the layer normalises relu(x) instead of x: ReLU → BatchNorm as one layer, the
 // same bits, one pass less each way. Models are written with the two layers and fused by
 // layers/fusion.hpp, which explains why and where; read this file without it first.
+// On a sharded tape (autograd/shards.hpp) the sums behind μ, σ² and the backward's means are
+// taken per shard and along the shards' tree over every rank: the statistics of the global batch.
 // Read after layers/linear.hpp.
 #pragma once
 

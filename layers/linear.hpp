@@ -3,6 +3,8 @@
 // (beta = 1), and the backward is two sgemms and a column sum:
 //   dW += xᵀ·dy      dx += dy·Wᵀ      db += Σ_rows dy
 // x may be [B, F_in] or [B, V, F_in] (the leading axes are one matrix of rows).
+// On a sharded tape (autograd/shards.hpp) every product takes one shard's rows, and dW, db are
+// summed per shard and then along the shards' tree: the same bits on any number of ranks.
 // Read after layers/module.hpp and autograd/matmul.hpp.
 #pragma once
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 
 packages=(g++ cmake make pkg-config libopenblas-dev libtbb-dev doctest-dev libcxxopts-dev
-          libhealpix-cxx-dev)
+          libhealpix-cxx-dev libopenmpi-dev openmpi-bin)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

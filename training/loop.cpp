@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "training/communicator.hpp"
 #include "training/progress.hpp"
 
 namespace empl {
@@ -60,8 +61,28 @@ std::string first_bad_parameter(Module& model) {
   return found;
 }
 
-void save(const TrainingSetup& setup, Module& model, Adam& optimizer, int64_t step) {
+// The checkpoint's identity: the app's, and a sharded run's G (which its bits depend on; R does not).
+std::map<std::string, std::string> run_metadata(const TrainingSetup& setup) {
   auto metadata = setup.metadata;
+  if (setup.shards > 0) metadata["shards"] = std::to_string(setup.shards);
+  return metadata;
+}
+
+// Sets the tape's shards for the run and unsets them after (the tape outlives the run).
+class ShardedTape {
+ public:
+  ShardedTape(Tape& tape, const Shards* shards) : tape_(tape) { tape.set_shards(shards); }
+  ~ShardedTape() { tape_.set_shards(nullptr); }
+  ShardedTape(const ShardedTape&) = delete;
+  ShardedTape& operator=(const ShardedTape&) = delete;
+
+ private:
+  Tape& tape_;
+};
+
+void save(const TrainingSetup& setup, Module& model, Adam& optimizer, int64_t step) {
+  if (world().rank() != 0) return;  // rank 0 alone writes
+  auto metadata = run_metadata(setup);
   metadata["step"] = std::to_string(step);
   metadata["steps"] = std::to_string(setup.steps);
   std::vector<NamedTensor> state = training_state(model, optimizer);
@@ -94,10 +115,21 @@ std::map<std::string, std::string> load_model(const std::string& path, Module& m
 }
 
 TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingSetup& setup, const ForwardLoss& forward_loss) {
+  Communicator& ranks = world();
+  const int64_t size = ranks.size();
+  if (size > 1 && setup.shards == 0)
+    fail("training on ", size, " ranks needs a sharded batch (TrainingSetup::shards, the apps' --shards)");
+  if (setup.shards < 0) fail("training: shards must be positive, got ", setup.shards);
+  if (setup.shards > 0 && (setup.shards % size != 0 || (size & (size - 1)) != 0))
+    fail("training: ", setup.shards, " shards on ", size, " ranks: the ranks must be a power of two dividing the shards");
+  const Shards shards{.total = std::max<int64_t>(setup.shards, 1), .local = std::max<int64_t>(setup.shards, 1) / size,
+                      .ranks = size > 1 ? &ranks : nullptr};
+  const ShardedTape sharded_tape(tape, setup.shards > 0 ? &shards : nullptr);
+  const auto metadata = run_metadata(setup);
   int64_t start = 0;
-  if (!setup.resume_path.empty()) {
+  if (!setup.resume_path.empty() && ranks.rank() == 0) {  // rank 0 reads, then sends to the others
     Checkpoint checkpoint = load_checkpoint(setup.resume_path);
-    for (const auto& [key, value] : setup.metadata) {
+    for (const auto& [key, value] : metadata) {
       const auto found = checkpoint.metadata.find(key);
       if (found == checkpoint.metadata.end() || found->second != value)
         fail(setup.resume_path, ": cannot resume: checkpoint has ", key, " '",
@@ -109,17 +141,40 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
     start = std::stoll(checkpoint.metadata.at("step"));
     if (start > setup.steps) fail(setup.resume_path, ": checkpoint is at step ", start, ", beyond the run's ", setup.steps, " steps");
   }
+  if (size > 1) {  // every rank starts from rank 0's parameters, buffers, optimizer and hook state
+    ranks.broadcast_bytes(&start, sizeof start);
+    std::vector<NamedTensor> state = training_state(model, optimizer);
+    state.insert(state.end(), setup.hook.state.begin(), setup.hook.state.end());
+    for (NamedTensor& entry : state) ranks.broadcast(entry.tensor.data(), entry.tensor.numel());
+  }
   StopOnSignal stop_on_signal;
-  ProgressLine progress(setup.steps, setup.quiet);
+  ProgressLine progress(setup.steps, setup.quiet || ranks.rank() != 0);
+  // Each rank's loss is the mean over its B/R rows: seeded with 1/R, every row's gradient has the
+  // bits it has on one process (both factors are powers of two, so no rounding differs).
+  const Tensor seed = Tensor::full({1}, 1.0f / static_cast<float>(size));
   model.train();
   double recent_sum = 0.0;
   int64_t recent_count = 0;
   float loss_value = 0.0f;
-  for (int64_t step = start; step < setup.steps; ++step) {
+  const int64_t end = setup.stop_at > 0 ? std::min(setup.stop_at, setup.steps) : setup.steps;
+  for (int64_t step = start; step < end; ++step) {
     const Var loss = forward_loss(tape, step);
     loss_value = loss.value.item();
     model.zero_grad();
-    tape.backward(loss);
+    int stop_signal = 0;
+    if (size == 1) {
+      tape.backward(loss);
+    } else {
+      stop_signal = g_stop_signal.load();
+      tape.backward(loss, seed.view_at(0, loss.shape()));
+      ranks.sum_subtrees(model.flat_gradients().data(), model.flat_gradients().numel());
+      // The mean loss for the progress line (its bits depend on R), and whether any rank was asked
+      // to stop, so that all stop after the same step.
+      float exchange[2] = {loss_value / static_cast<float>(size), stop_signal != 0 ? 1.0f : 0.0f};
+      ranks.sum_subtrees(exchange, 2);
+      loss_value = exchange[0];
+      if (stop_signal == 0 && exchange[1] > 0.0f) stop_signal = SIGTERM;
+    }
     const std::string bad = first_bad_parameter(model);
     if (!std::isfinite(loss_value) || !bad.empty())
       fail("training stopped at step ", step, ": loss ", loss_value, ", first bad parameter: ", bad.empty() ? "none" : bad,
@@ -133,9 +188,9 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
       ++recent_count;
     }
     progress.update(step + 1, loss_value);
-    const bool last = step + 1 == setup.steps;
+    const bool last = step + 1 == end;
     if (!setup.save_path.empty() && (last || (step + 1) % setup.save_every == 0)) save(setup, model, optimizer, step + 1);
-    if (const int signal = g_stop_signal.load(); signal != 0 && !last) {
+    if (const int signal = size == 1 ? g_stop_signal.load() : stop_signal; signal != 0 && !last) {
       if (!setup.save_path.empty()) save(setup, model, optimizer, step + 1);
       progress.finish(loss_value);
       throw Interrupted(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)") + " at step " +
@@ -145,7 +200,7 @@ TrainingResult train(Module& model, Adam& optimizer, Tape& tape, const TrainingS
     }
   }
   progress.finish(loss_value);
-  return {setup.steps - start, recent_count ? recent_sum / recent_count : loss_value, progress.elapsed_seconds()};
+  return {std::max<int64_t>(end - start, 0), recent_count ? recent_sum / recent_count : loss_value, progress.elapsed_seconds()};
 }
 
 }  // namespace empl

@@ -7,6 +7,13 @@
 //
 // Batches must come from the step number alone (core/random.hpp's Rng(seed, step, i)), so that a
 // resumed run draws exactly the batches an uninterrupted one would have.
+//
+// Data parallel (issue 14): with setup.shards = G, the batch is G shards and every sum over it
+// is taken along the shards' fixed tree (autograd/shards.hpp); under mpirun each of the R ranks
+// computes its G/R shards (forward_loss draws the rank's rows, by global sample index) and the
+// loop sums the packed gradients over the ranks (training/communicator.hpp). Parameters and
+// optimizer state start from rank 0's; rank 0 alone saves and shows progress. The same G gives
+// the same bits on any R (a power of two dividing G) and any thread count.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +46,10 @@ struct TrainingSetup {
   std::map<std::string, std::string> metadata;  // written into checkpoints ("app", "loss", ...)
   bool quiet = false;             // no progress line on stderr
   StepHook hook;
+  int64_t shards = 0;             // G: the batch's shards (0: one unsharded batch, one process only)
+  // Stop (and save) after this step although the schedule runs to `steps` (0: run to the end):
+  // a job that must fit a cluster queue's time limit continues later with resume_path.
+  int64_t stop_at = 0;
 };
 
 // Computes the loss of step `step` on the tape (the loop does the rest).

@@ -25,7 +25,7 @@ void draw_histogram(const BimodalInput& input, uint64_t seed, uint64_t stream, u
     histogram[j] = total > 0 ? static_cast<float>(line[j] / total) : 1.0f / kBins;
 }
 
-void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau) {
+void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau, int64_t first) {
   const int64_t batch = inputs.shape()[0];
   if (inputs.shape() != Shape{batch, kFeatures} || labels.shape() != Shape{batch, kBins} ||
       tau.shape() != Shape{batch, 1})
@@ -34,10 +34,11 @@ void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Te
   parallel_for(batch, 64, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       // The input and τ come from stream 2·step, the label's noise from stream 2·step + 1.
-      Rng rng(seed, 2 * step, static_cast<uint64_t>(i));
+      const uint64_t sample = static_cast<uint64_t>(first + i);
+      Rng rng(seed, 2 * step, sample);
       const BimodalInput x{rng.uniform_double(), rng.uniform_double(), rng.uniform_double()};
       const float t = rng.uniform();
-      draw_histogram(x, seed, 2 * step + 1, static_cast<uint64_t>(i), labels.data() + i * kBins);
+      draw_histogram(x, seed, 2 * step + 1, sample, labels.data() + i * kBins);
       float* row = inputs.data() + i * kFeatures;
       row[0] = tau_feature(t);
       fill_features(x, row + 1);

@@ -26,7 +26,8 @@ void draw_histogram(const BimodalInput& input, uint64_t seed, uint64_t stream, u
 
 // A training batch: inputs [B, 4] (τ first), labels [B, N], tau [B, 1]; X and τ drawn per sample
 // from U(0,1). Sample i of step s uses the generator (seed, s, i): any thread count, same batch.
-void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau);
+// Row r holds sample first + r: an MPI rank draws its own rows of the global batch (issue 14).
+void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau, int64_t first = 0);
 
 // The network's features of X without τ: ((ξ − 0.5)·12, (b1 − 0.5)·12, (b2 − 0.5)·12).
 void fill_features(const BimodalInput& input, float* row /* [kFeatures - 1] */);

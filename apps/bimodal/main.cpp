@@ -10,6 +10,7 @@
 // which halves the calibration deviation at (0.2, 0.8, 0.8) (scripts/accuracy.sh).
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "apps/bimodal/bimodal_data.hpp"
@@ -25,6 +26,7 @@
 #include "io/svg_plot.hpp"
 #include "losses/empl.hpp"
 #include "losses/gaussian_nll.hpp"
+#include "training/communicator.hpp"
 #include "optim/weight_average.hpp"
 
 using namespace empl;
@@ -107,7 +109,8 @@ std::string figure_svg(const std::vector<InputResult>& results, const std::strin
 
 int run(int argc, char** argv) {
   cxxopts::Options parser("bimodal", "Bimodal histogram distributions (paper supplementary S2)");
-  const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl", .losses = {"empl", "gauss"}, .out = "out/bimodal"};
+  const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl", .losses = {"empl", "gauss"}, .out = "out/bimodal",
+                                .data_parallel = true};
   add_common_options(parser, defaults);
   parser.add_options()("compare", "checkpoint of a Gaussian-trained model to draw beside this one", cxxopts::value<std::string>())
       ("average-decay", "evaluate with an exponential moving average of the weights of this decay (0: off)",
@@ -127,18 +130,28 @@ int run(int argc, char** argv) {
     load_model(parsed["compare"].as<std::string>(), *compare_model, {{"app", "bimodal"}, {"loss", "gauss"}});
   }
 
-  OutputDirectory out(options.out);
+  // Checked now, before any training; by rank 0 alone, which alone writes (ranks making and
+  // removing the same folder at once would race).
+  std::optional<OutputDirectory> out;
+  if (world().rank() == 0) out.emplace(options.out);
   auto model = build_model(options.seed, options.loss);
   const std::map<std::string, std::string> identity = {{"app", "bimodal"}, {"loss", options.loss}};
-  Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
-  Tensor tau = Tensor::empty({options.batch, 1});
+  const RankRows part = rank_rows(options);  // this rank's rows of each batch (all of them on one process)
+  Tensor inputs = Tensor::empty({part.rows, kFeatures}), labels = Tensor::empty({part.rows, kBins});
+  Tensor tau = Tensor::empty({part.rows, 1});
   const AverageFlags averaging = read_average_flags(parsed);
   WeightAverage average(*model, averaging.decay);
   const TrainingResult result = train_or_load(*model, options, identity, {1e-3f, 1.0f, 1}, [&](Tape& t, int64_t step) {
-    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau);
+    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, part.first);
     const Var output = model->forward(t, Var(inputs));
     return gaussian ? gaussian_nll_loss(t, output, labels) : empl_loss(t, output, labels, tau);
   }, average_hook(average, averaging, options.steps));
+  if (options.stop_at > 0 && options.stop_at < options.steps) {  // a part of the run: nothing to evaluate yet
+    if (world().rank() == 0) std::printf("stopped at step %lld of %lld; wrote %s (continue with --resume)\n",
+                                         static_cast<long long>(options.stop_at), static_cast<long long>(options.steps), options.save.c_str());
+    return 0;
+  }
+  if (world().rank() != 0) return 0;  // rank 0 alone evaluates and writes
   evaluate_with_average(average, options);
   const double seconds = result.seconds, final_loss = result.final_loss;
 
@@ -165,9 +178,9 @@ int run(int argc, char** argv) {
       }
     results.push_back(std::move(r));
   }
-  std::vector<std::string> written = {out.write("calibration.csv", calibration_csv.str()),
-                                      out.write("quantiles.csv", quantiles_csv.str()),
-                                      out.write("figS2_bimodal.svg", figure_svg(results, options.loss, compare_model != nullptr))};
+  std::vector<std::string> written = {out->write("calibration.csv", calibration_csv.str()),
+                                      out->write("quantiles.csv", quantiles_csv.str()),
+                                      out->write("figS2_bimodal.svg", figure_svg(results, options.loss, compare_model != nullptr))};
 
   std::printf("bimodal: loss %s, %lld steps of batch %lld", options.loss.c_str(), static_cast<long long>(options.steps),
               static_cast<long long>(options.batch));

@@ -29,6 +29,12 @@ void add_common_options(cxxopts::Options& options, const CommonDefaults& default
       ("save", "write checkpoints to this file while training", cxxopts::value<std::string>())
       ("resume", "continue training from this checkpoint", cxxopts::value<std::string>())
       ("quiet", "no progress line");
+  if (defaults.data_parallel)
+    options.add_options()("shards", "split every batch into this many shards, summed in a fixed order: the same "
+                                    "bits on any number of MPI ranks dividing it (0: one per rank)",
+                          cxxopts::value<int64_t>()->default_value("0"))
+      ("stop-at", "stop after this step (saving to --save) of the --steps run, to --resume later, e.g. "
+                  "on another number of ranks (0: run to the end)", cxxopts::value<int64_t>()->default_value("0"));
 }
 
 cxxopts::ParseResult parse_command_line(cxxopts::Options& parser, int argc, char** argv) {
@@ -102,6 +108,18 @@ CommonOptions read_common_options(const cxxopts::ParseResult& parsed, const Comm
     std::string names;
     for (const std::string& name : defaults.losses) names += (names.empty() ? "" : ", ") + name;
     fail("--loss: unknown loss '", options.loss, "' (choose from ", names, ")");
+  }
+  if (defaults.data_parallel) {
+    options.shards = parsed["shards"].as<int64_t>();
+    if (options.shards < 0 || options.shards > options.batch)
+      fail("--shards must be between 0 (one per rank) and --batch ", options.batch, ", got ", options.shards);
+    options.stop_at = parsed["stop-at"].as<int64_t>();
+    if (options.stop_at < 0 || options.stop_at > options.steps)
+      fail("--stop-at must be between 0 (run to the end) and --steps ", options.steps, ", got ", options.stop_at);
+    if (options.stop_at > 0 && options.save.empty()) fail("--stop-at ", options.stop_at, " needs --save: the run continues from that checkpoint");
+    if (options.shards > 0 && options.batch % options.shards != 0)
+      fail("--batch ", options.batch, " does not split into --shards ", options.shards, " equal shards (",
+           options.batch, " = ", options.shards, " x ", options.batch / options.shards, " + ", options.batch % options.shards, ")");
   }
   if (options.out.empty()) fail("--out must name a directory, got an empty string");
   // An empty path (an unset shell variable) would otherwise mean "no such flag": --load "" would

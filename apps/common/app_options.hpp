@@ -1,5 +1,6 @@
 // The command line every app shares (issue "apps/toy_urn and apps/bimodal"): --help, --seed,
-// --threads, --steps, --batch, --loss, --out, --load, --save, --quiet. Defaults are each app's
+// --threads, --steps, --batch, --loss, --out, --load, --save, --quiet, and --shards for the apps
+// that train data-parallel (issue 14). Defaults are each app's
 // paper settings; values are checked here, so a bad one stops the run before any work.
 #pragma once
 
@@ -18,6 +19,7 @@ struct CommonDefaults {
   std::vector<std::string> losses = {"empl"};  // the names --loss accepts
   std::string out = "out";
   uint64_t seed = 1;
+  bool data_parallel = false;  // the app draws only its rank's rows of a batch: --shards (issue 14)
 };
 
 struct CommonOptions {
@@ -31,6 +33,8 @@ struct CommonOptions {
   std::string save;       // checkpoint to write (periodically and at the end) when not empty
   std::string resume;     // checkpoint to continue training from when not empty
   bool quiet = false;
+  int64_t shards = 0;     // --shards G: the batch's shards (0: one per rank, unsharded on one process)
+  int64_t stop_at = 0;    // --stop-at: train (and save) up to this step of the --steps run, then stop
 };
 
 void add_common_options(cxxopts::Options& options, const CommonDefaults& defaults);

@@ -3,13 +3,28 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "training/communicator.hpp"
 
 namespace empl {
+
+RankRows rank_rows(const CommonOptions& options) {
+  const int64_t size = world().size();
+  const int64_t shards = options.shards > 0 ? options.shards : (size > 1 ? size : 0);
+  if (shards == 0) return {0, options.batch, 0};
+  if ((size & (size - 1)) != 0 || shards % size != 0)
+    fail("--shards ", shards, " on ", size, " ranks: the number of ranks must be a power of two dividing the shards",
+         "\nHINT: run with mpirun -np 1, 2, 4, ... (a divisor of ", shards, ")");
+  if (options.batch % shards != 0)
+    fail("--batch ", options.batch, " does not split into ", shards, " shards (one per rank; give --batch a multiple of ", shards, ")");
+  const int64_t rows = options.batch / size;
+  return {world().rank() * rows, rows, shards};
+}
 
 TrainingSetup training_setup(const CommonOptions& options, const std::map<std::string, std::string>& identity,
                              const ExponentialDecay& schedule) {
   return {.steps = options.steps, .schedule = schedule, .save_path = options.save, .resume_path = options.resume,
-          .metadata = identity, .quiet = options.quiet};
+          .metadata = identity, .quiet = options.quiet, .shards = rank_rows(options).shards,
+          .stop_at = options.stop_at};
 }
 
 TrainingResult train_or_load(Module& model, const CommonOptions& options, const std::map<std::string, std::string>& identity,
@@ -18,7 +33,7 @@ TrainingResult train_or_load(Module& model, const CommonOptions& options, const 
     load_model(options.load, model, identity);
     return {};
   }
-  if (!options.save.empty()) check_save_path(options.save);
+  if (!options.save.empty() && world().rank() == 0) check_save_path(options.save);  // rank 0 alone writes
   Adam adam(model.flat_values(), model.flat_gradients());
   Tape tape;
   TrainingSetup setup = training_setup(options, identity, schedule);

@@ -12,6 +12,15 @@
 
 namespace empl {
 
+// This process's rows of every batch (issue 14): rows [first, first + rows) of the global --batch,
+// split into `shards` (--shards G, or one per rank under mpirun; 0: one process, unsharded).
+// Refused, naming the numbers, when the batch does not split into G shards or the R ranks are not
+// a power of two dividing G.
+struct RankRows {
+  int64_t first = 0, rows = 0, shards = 0;
+};
+RankRows rank_rows(const CommonOptions& options);
+
 // The setup the common flags ask for, with the app's identity (checkpoint metadata) and schedule.
 TrainingSetup training_setup(const CommonOptions& options, const std::map<std::string, std::string>& identity,
                              const ExponentialDecay& schedule);

@@ -10,6 +10,7 @@
 // (optim/weight_average.hpp): across seeds and OpenBLAS kernels it keeps x = 1000 within its
 // bound where the last step's weights did not (scripts/accuracy.sh).
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "apps/common/app_options.hpp"
@@ -26,6 +27,7 @@
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/npy.hpp"
+#include "training/communicator.hpp"
 #include "optim/weight_average.hpp"
 
 using namespace empl;
@@ -80,7 +82,8 @@ Comparison comparison_from(const std::string& path) {
 int run(int argc, char** argv) {
   cxxopts::Options parser("toy_urn", "Quantiles of histograms of balls drawn from an urn (paper section 3.1)");
   const CommonDefaults defaults{.steps = 10000, .batch = 2048, .loss = "empl",
-                                .losses = {std::begin(kLosses), std::end(kLosses)}, .out = "out/toy_urn"};
+                                .losses = {std::begin(kLosses), std::end(kLosses)}, .out = "out/toy_urn",
+                                .data_parallel = true};
   add_common_options(parser, defaults);
   parser.add_options()
       ("compare", "checkpoints of models trained with other losses (e.g. em1, xe) to draw at x = 1",
@@ -108,25 +111,35 @@ int run(int argc, char** argv) {
   if (parsed.count("compare"))
     for (const std::string& path : parsed["compare"].as<std::vector<std::string>>()) comparisons.push_back(comparison_from(path));
 
-  OutputDirectory out(options.out);  // checked now, before any training
+  // Checked now, before any training; by rank 0 alone, which alone writes (ranks making and
+  // removing the same folder at once would race).
+  std::optional<OutputDirectory> out;
+  if (world().rank() == 0) out.emplace(options.out);
   auto model = build_model(options.seed);
   const std::map<std::string, std::string> identity = {{"app", "toy_urn"}, {"loss", options.loss}};
-  Tensor inputs = Tensor::empty({options.batch, kFeatures}), labels = Tensor::empty({options.batch, kBins});
-  Tensor tau = Tensor::empty({options.batch, 1});
+  const RankRows part = rank_rows(options);  // this rank's rows of each batch (all of them on one process)
+  Tensor inputs = Tensor::empty({part.rows, kFeatures}), labels = Tensor::empty({part.rows, kBins});
+  Tensor tau = Tensor::empty({part.rows, 1});
   const float fixed_tau = uses_tau(options.loss) ? -1.0f : 0.5f;
   const ExponentialDecay schedule{1e-3f, 0.1f, options.steps};  // 1e-3 decaying to 1e-4 over the run
   const AverageFlags averaging = read_average_flags(parsed);
   WeightAverage average(*model, averaging.decay);
   const TrainingResult result = train_or_load(*model, options, identity, schedule, [&](Tape& t, int64_t step) {
-    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, fixed_tau);
+    make_batch(options.seed, static_cast<uint64_t>(step), inputs, labels, tau, fixed_tau, part.first);
     return training_loss(options.loss, t, model->forward(t, Var(inputs)), labels, tau);
   }, average_hook(average, averaging, options.steps));
   const double seconds = result.seconds, final_loss = result.final_loss;
+  if (options.stop_at > 0 && options.stop_at < options.steps) {  // a part of the run: nothing to evaluate yet
+    if (world().rank() == 0) std::printf("stopped at step %lld of %lld; wrote %s (continue with --resume)\n",
+                                         static_cast<long long>(options.stop_at), static_cast<long long>(options.steps), options.save.c_str());
+    return 0;
+  }
+  if (world().rank() != 0) return 0;  // rank 0 alone evaluates and writes
   evaluate_with_average(average, options);
 
   const QuantileTable table = evaluate(*model, uses_tau(options.loss));
   std::vector<std::string> written;
-  written.push_back(out.write("quantiles.csv", quantiles_csv(table)));
+  written.push_back(out->write("quantiles.csv", quantiles_csv(table)));
   Tensor predicted = Tensor::empty({4, 9, kBins}), analytic = Tensor::empty({4, 9, kBins});
   for (int d = 0; d < 4; ++d)
     for (int t = 0; t < 9; ++t)
@@ -134,9 +147,9 @@ int run(int argc, char** argv) {
         predicted[(d * 9 + t) * kBins + j] = static_cast<float>(table.predicted[d][t][j]);
         analytic[(d * 9 + t) * kBins + j] = static_cast<float>(table.analytic[d][t][j]);
       }
-  written.push_back(out.write("quantiles_predicted.npy", npy_bytes(predicted)));
-  written.push_back(out.write("quantiles_analytic.npy", npy_bytes(analytic)));
-  written.push_back(out.write("fig2_toy_urn.svg", figure_svg(table, comparisons)));
+  written.push_back(out->write("quantiles_predicted.npy", npy_bytes(predicted)));
+  written.push_back(out->write("quantiles_analytic.npy", npy_bytes(analytic)));
+  written.push_back(out->write("fig2_toy_urn.svg", figure_svg(table, comparisons)));
 
   const Accuracy a = accuracy(table);
   std::printf("toy_urn: loss %s, %lld steps of batch %lld", options.loss.c_str(), static_cast<long long>(options.steps),

@@ -20,8 +20,9 @@ double input_for_draws(int64_t draws);
 
 // inputs [B, 2], labels [B, N], tau [B, 1]. Sample i of step s uses the generator (seed, s, i),
 // so a batch is the same for any thread count. With `fixed_tau` ≥ 0, every τ is that value (for
-// losses that take no τ, such as EM1 or cross-entropy).
+// losses that take no τ, such as EM1 or cross-entropy). Row r holds sample first + r: an MPI
+// rank draws its own rows of the global batch (issue 14).
 void make_batch(uint64_t seed, uint64_t step, Tensor& inputs, Tensor& labels, Tensor& tau,
-                float fixed_tau = -1.0f);
+                float fixed_tau = -1.0f, int64_t first = 0);
 
 }  // namespace empl::toy_urn
