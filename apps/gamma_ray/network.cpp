@@ -96,6 +96,7 @@ void GammaNetwork::set_training(bool training) {
 void GammaNetwork::visit_parameters(const std::string& prefix, const ParameterVisitor& visit) {
   for (size_t i = 0; i < convs_.size(); ++i) {
     convs_[i]->visit_parameters(prefix + "conv" + std::to_string(i) + ".", visit);
+    norms_[i]->visit_parameters(prefix + "norm" + std::to_string(i) + ".", visit);  // none without affine
     visit(prefix + "bias" + std::to_string(i), biases_[i]);
   }
   for (size_t j = 0; j < dense_.size(); ++j) dense_[j]->visit_parameters(prefix + "dense" + std::to_string(j) + ".", visit);
