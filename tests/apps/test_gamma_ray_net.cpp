@@ -13,6 +13,7 @@
 #include "apps/gamma_ray/dataset.hpp"
 #include "apps/gamma_ray/experiment.hpp"
 #include "apps/gamma_ray/network.hpp"
+#include "apps/gamma_ray/simulate.hpp"
 #include "autograd/elementwise.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/reduce.hpp"
@@ -233,4 +234,23 @@ TEST_CASE("gamma_ray train/evaluate/table/figure: bad input is one line and exit
   const RunResult help = run_app_binary("gamma_ray", "table --help", 60);
   CHECK(help.status == 0);
   CHECK(help.out.find("--preset") != std::string::npos);
+}
+
+TEST_CASE("gamma_ray dataset: stopping a map at its first source above 60 counts keeps every passing map's bits") {
+  SimulationConfig full;
+  full.nside = 8;
+  SimulationConfig stopping = full;
+  stopping.stop_at_failed_cut = true;
+  const SimulationSetup a(full), b(stopping);
+  int passing = 0;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const SimulatedMap x = simulate_map(a, 5, i), y = simulate_map(b, 5, i);
+    REQUIRE(x.passes_cuts == y.passes_cuts);
+    if (!x.passes_cuts) continue;
+    ++passing;
+    CHECK(x.counts == y.counts);
+    CHECK(x.label == y.label);
+    CHECK(x.sources.size() == y.sources.size());
+  }
+  CHECK(passing > 10);
 }
