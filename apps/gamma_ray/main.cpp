@@ -12,6 +12,12 @@
 //     DIR/maps.npy      float32 [M, N²]  photon counts of the first M maps (by index) that pass the cuts, node order
 //     DIR/labels.npy    float32 [M, 21]  their count-weighted source-count histograms (sum 1)
 //     DIR/sources.csv   map,source,counts,theta,phi   (counts after photons outside the disc are dropped)
+//
+//   gamma_ray train    [--preset small|paper] [--loss empl|sempl|em1|xe|mae|mse] [--save/--resume/--load CKPT]
+//   gamma_ray evaluate --load CKPT [--preset P]      metrics on the test maps, calibration, crossings
+//   gamma_ray table    [--preset P] [--out DIR]      one network per loss → DIR/table1.md, table1.csv
+//   gamma_ray figure   [--preset P] [--load CKPT]    the EMPL network's Fig. 4 → DIR/fig4_gamma_ray.svg
+// The dataset of a preset is simulated once into a cache (dataset.hpp) and reused by all of them.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +34,7 @@
 #include "graph/laplacian.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
+#include "apps/gamma_ray/commands.hpp"
 
 using namespace empl;
 
@@ -37,6 +44,7 @@ constexpr const char* kUsage =
     "gamma_ray: the paper's gamma-ray example on the HEALPix sphere\n"
     "usage: gamma_ray graph --nside N --out DIR   (the graph of one level, as .npy files)\n"
     "       gamma_ray simulate --maps M --seed S --out DIR [--nside N] [--roi-deg D]   (simulated maps)\n"
+    "       gamma_ray train|evaluate|table|figure [--preset small|paper] ...   (the networks, Table 1, Fig. 4)\n"
     "       gamma_ray <subcommand> --help";
 
 int run_graph(int argc, char** argv) {
@@ -157,7 +165,7 @@ int run_simulate(int argc, char** argv) {
 }
 
 int run(int argc, char** argv) {
-  if (argc < 2) fail("missing subcommand (known: graph, simulate; see --help)");
+  if (argc < 2) fail("missing subcommand (known: graph, simulate, train, evaluate, table, figure; see --help)");
   if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     std::printf("%s\n", kUsage);
     return 0;
@@ -165,7 +173,11 @@ int run(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "graph") return run_graph(argc - 1, argv + 1);
   if (command == "simulate") return run_simulate(argc - 1, argv + 1);
-  fail("unknown subcommand '", command, "' (known: graph, simulate; see --help)");
+  if (command == "train") return gamma_ray::run_train(argc - 1, argv + 1);
+  if (command == "evaluate") return gamma_ray::run_evaluate(argc - 1, argv + 1);
+  if (command == "table") return gamma_ray::run_table(argc - 1, argv + 1);
+  if (command == "figure") return gamma_ray::run_figure(argc - 1, argv + 1);
+  fail("unknown subcommand '", command, "' (known: graph, simulate, train, evaluate, table, figure; see --help)");
 }
 
 }  // namespace

@@ -82,6 +82,7 @@ SimulatedMap simulate_map(const SimulationSetup& setup, uint64_t seed, uint64_t 
     s.theta = std::acos(std::clamp(position.z, -1.0, 1.0));
     s.phi = std::atan2(position.y, position.x);
     map.total_counts += s.counts;
+    if (c.stop_at_failed_cut && s.counts > c.max_source_counts) return map;  // passes_cuts stays false
   }
   int64_t brightest = 0;
   for (const Source& s : map.sources) {

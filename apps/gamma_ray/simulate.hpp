@@ -28,6 +28,10 @@ struct SimulationConfig {
   double max_expected_total = 25000.0;
   int64_t min_total_counts = 1000;   // cuts (paper): keep ≥ 1000 counts ...
   int64_t max_source_counts = 60;    // ... and no source above 60 counts
+  // Stop a map at its first source above max_source_counts (it fails the cuts whatever follows):
+  // the maps that pass are the same bits, the failing ones are cut short (their counts, sources
+  // and label incomplete). The dataset sets it: such maps are a large share of the simulation's time.
+  bool stop_at_failed_cut = false;
 };
 
 struct Source {

@@ -1,0 +1,256 @@
+// The gamma-ray network, its batches, metrics, dataset cache and subcommands
+// (apps/gamma_ray/network, experiment, dataset, commands): output shapes and normalisation, a
+// finite-difference check of every parameter's gradient of a tiny network, the node-major batch
+// layout, the alternative metrics on hand-worked numbers, the cache's refusals, and bad input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "apps/gamma_ray/dataset.hpp"
+#include "apps/gamma_ray/experiment.hpp"
+#include "apps/gamma_ray/network.hpp"
+#include "apps/gamma_ray/simulate.hpp"
+#include "autograd/elementwise.hpp"
+#include "autograd/gradcheck.hpp"
+#include "autograd/reduce.hpp"
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "io/atomic_file.hpp"
+#include "run_binary.hpp"
+
+using namespace empl;
+using namespace empl::gamma_ray;
+using namespace empl::testing;
+
+namespace {
+
+// nside 4: 2 blocks (4 → 2 → 1 node), small widths.
+NetworkConfig tiny_config() { return {.nside = 4, .features = {3, 4}, .order = 3, .dense = {6, 5}, .bins = 21}; }
+
+Tensor random_tensor(const Shape& shape, float lo, float hi, uint64_t stream) {
+  Tensor t = Tensor::empty(shape);
+  fill_uniform(t, lo, hi, 7, stream);
+  return t;
+}
+
+// Σ r·q for a fixed random r: every output element enters the scalar.
+double weighted_output(GammaNetwork& model, const Tensor& maps, const Tensor& scalars, const Tensor& r, Tape& tape) {
+  const Var q = model.forward(tape, maps, scalars);
+  double s = 0.0;
+  for (int64_t i = 0; i < q.value.numel(); ++i) s += static_cast<double>(r[i]) * q.value[i];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gamma_ray network: output [B, 21], rows sum to 1, graph part pools to one node") {
+  GammaNetwork model(tiny_config(), 3);
+  const int64_t b = 5;
+  const Tensor maps = random_tensor({16, b, 1}, 0.0f, 0.2f, 1), scalars = random_tensor({b, 2}, -1.0f, 3.0f, 2);
+  Tape tape;
+  const Var f = model.features(tape, maps);
+  CHECK(f.shape() == Shape{b, 4});
+  const Var q = model.forward(tape, maps, scalars);
+  REQUIRE(q.shape() == Shape{b, 21});
+  for (int64_t i = 0; i < b; ++i) {
+    double sum = 0.0;
+    for (int64_t j = 0; j < 21; ++j) {
+      CHECK(q.value[i * 21 + j] > 0.0f);
+      sum += q.value[i * 21 + j];
+    }
+    CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+  }
+  // The paper preset's parameter count: "about 3.1 M" (GAMMA_RAY.md) without building its graph.
+  // Here the small preset's is checked against the layer sizes instead.
+  CHECK(model.parameter_count() == 3 * 1 * 3 + 3 + 3 * 3 * 4 + 4 + (6 * 6 + 6) + (6 * 5 + 5) + 5 * 21);
+  CHECK_THROWS_WITH_AS(model.features(tape, Tensor::zeros({8, b, 1})), doctest::Contains("expected [16, B, 1]"), Error);
+  CHECK_THROWS_AS(GammaNetwork({.nside = 4, .features = {3}}, 1), Error);  // 1 block cannot reach one node
+}
+
+TEST_CASE("gamma_ray network: every parameter's gradient matches central differences") {
+  GammaNetwork model(tiny_config(), 5);
+  const int64_t b = 4;
+  const Tensor maps = random_tensor({16, b, 1}, 0.0f, 1.0f, 3), scalars = random_tensor({b, 2}, -1.0f, 1.0f, 4);
+  const Tensor r = random_tensor({b, 21}, -1.0f, 1.0f, 5);
+  // The block biases start at 0 and the dense weights are small: move them off the start so that
+  // a bias gradient or a ReLU kink is not trivially zero.
+  Tensor& values = model.flat_values();
+  Rng rng(11);
+  for (int64_t i = 0; i < values.numel(); ++i) values[i] += 0.3f * (rng.uniform() - 0.5f);
+  Tape tape;
+  {
+    const Var q = model.forward(tape, maps, scalars);
+    model.zero_grad();
+    tape.backward(q, r);
+    tape.clear();
+  }
+  const Tensor analytic = model.flat_gradients().clone();
+  // Batch norm in training mode: the running statistics change every pass; the loss does not
+  // depend on them in training mode, so the differences are unaffected.
+  const double h = 2e-3;  // small enough that few max-pool or ReLU kinks lie within ±h
+  double worst = 0.0, largest = 0.0;
+  std::vector<double> numeric(static_cast<size_t>(values.numel()));
+  for (int64_t i = 0; i < values.numel(); ++i) {
+    const float saved = values[i];
+    values[i] = saved + static_cast<float>(h);
+    const double up = weighted_output(model, maps, scalars, r, tape);
+    tape.clear();
+    values[i] = saved - static_cast<float>(h);
+    const double down = weighted_output(model, maps, scalars, r, tape);
+    tape.clear();
+    values[i] = saved;
+    numeric[static_cast<size_t>(i)] = (up - down) / (2 * h);
+    largest = std::max(largest, std::abs(numeric[static_cast<size_t>(i)]));
+  }
+  int64_t bad = 0;
+  for (int64_t i = 0; i < values.numel(); ++i) {
+    const double n = numeric[static_cast<size_t>(i)], a = analytic[i], error = std::abs(a - n);
+    worst = std::max(worst, error);
+    bad += error > 2e-3 * largest + 3e-2 * std::abs(n);
+  }
+  INFO("worst error " << worst << ", largest gradient " << largest);
+  CHECK(bad == 0);
+  CHECK(largest > 1e-3);
+}
+
+TEST_CASE("gamma_ray network: input gradients pass gradcheck") {
+  GammaNetwork model(tiny_config(), 9);
+  const int64_t b = 3;
+  const GradcheckResult result = gradcheck(
+      [&](Tape& tape, const std::vector<Var>& in) { return model.head(tape, model.features(tape, in[0]), in[1]); },
+      {random_tensor({16, b, 1}, 0.0f, 1.0f, 6), random_tensor({b, 2}, -1.0f, 1.0f, 7)});
+  INFO(result.worst);
+  CHECK(result.ok);
+}
+
+TEST_CASE("gamma_ray fill_batch: node-major maps divided by the total, log10 total and the tau feature") {
+  Dataset d;
+  d.spec.nside = 2;
+  d.maps = 2;
+  d.nodes = 4;
+  d.bins = 21;
+  d.counts = {1, 0, 3, 0, /* map 1 */ 10, 20, 30, 40};
+  d.totals = {4, 100};
+  d.labels.assign(42, 0.0f);
+  d.labels[20] = 1.0f;
+  d.labels[21] = 1.0f;
+  Tensor maps, scalars, labels;
+  const std::vector<int64_t> rows = {1, 0};
+  const std::vector<float> taus = {0.25f, 0.5f};
+  fill_batch(d, rows, taus, maps, scalars, &labels);
+  REQUIRE(maps.shape() == Shape{4, 2, 1});
+  // maps[v, b]: node v of batch entry b (entry 0 is map 1).
+  const float expected[] = {0.1f, 0.25f, 0.2f, 0.0f, 0.3f, 0.75f, 0.4f, 0.0f};
+  for (int i = 0; i < 8; ++i) CHECK(maps[i] == doctest::Approx(expected[i]));
+  CHECK(scalars[0] == doctest::Approx(2.0));   // log10 100
+  CHECK(scalars[1] == doctest::Approx(-3.0));  // (0.25 − 0.5)·12
+  CHECK(scalars[2] == doctest::Approx(std::log10(4.0)));
+  CHECK(scalars[3] == doctest::Approx(0.0));
+  CHECK(labels[0] == 1.0f);   // entry 0 is map 1, whose label is bin 0
+  CHECK(labels[20] == 0.0f);
+  CHECK(labels[21 + 20] == 1.0f);  // entry 1 is map 0, whose label is bin 20
+  CHECK(labels[21 + 0] == 0.0f);
+  const std::vector<int64_t> outside = {2};
+  const std::vector<float> one = {0.5f};
+  CHECK_THROWS_AS(fill_batch(d, outside, one, maps, scalars, nullptr), Error);
+}
+
+TEST_CASE("gamma_ray metrics: table and alternative definitions on hand-worked numbers") {
+  // Two bins. Map 0: predicted (0.5, 0.5), truth (1, 0): Δq = (−0.5, 0.5), ΔQ = (−0.5, 0).
+  // Map 1: predicted (0.2, 0.8), truth (0.2, 0.8): no error.
+  const Tensor p = Tensor::from({2, 2}, std::vector<float>{0.5f, 0.5f, 0.2f, 0.8f});
+  const Tensor t = Tensor::from({2, 2}, std::vector<float>{1.0f, 0.0f, 0.2f, 0.8f});
+  const Metrics m = table_metrics(p, t);
+  CHECK(m.mae == doctest::Approx(0.25));            // (0.5 + 0.5) / 4
+  CHECK(m.mse == doctest::Approx(0.125));           // (0.25 + 0.25) / 4
+  CHECK(m.em1 == doctest::Approx(0.125));           // 0.5 / 4
+  CHECK(m.em2 == doctest::Approx(std::sqrt(0.0625)));  // sqrt(0.25 / 4)
+  CHECK(m.intersection == doctest::Approx(0.75));   // (0.5 + 1) / 2
+  const AltMetrics a = alt_metrics(p, t);
+  CHECK(a.rmse == doctest::Approx(std::sqrt(0.125)));
+  CHECK(a.sse == doctest::Approx(0.25));            // (0.25 + 0.25 + 0) / 2 maps
+  CHECK(a.em1_sum == doctest::Approx(0.25));        // 0.5 / 2 maps
+  CHECK(a.em2_norm == doctest::Approx(0.25));       // sqrt(0.25) / 2 maps
+  CHECK(a.em2_sum == doctest::Approx(0.125));       // 0.25 / 2 maps
+}
+
+TEST_CASE("gamma_ray dataset cache: a truncated, corrupted or foreign file is refused and simulated again") {
+  TemporaryFolder folder;
+  const std::string path = folder.file("data.bin");
+  const DatasetSpec spec{.nside = 4, .roi_deg = 20.0, .seed = 3, .simulated = 150};
+  bool simulated = false;
+  const Dataset first = load_or_simulate(path, spec, true, &simulated);
+  CHECK(simulated);
+  REQUIRE(first.maps > 0);
+  CHECK(first.counts.size() == static_cast<size_t>(first.maps * 16));
+  const std::string good = read_file(path);
+  load_or_simulate(path, spec, true, &simulated);
+  CHECK_FALSE(simulated);  // a valid cache is reused
+
+  const auto refused_then_same = [&](const std::string& bytes, const char* reason) {
+    CHECK_THROWS_WITH_AS(parse_dataset(bytes, spec, "cache"), doctest::Contains(reason), Error);
+    write_file_atomically(path, bytes);
+    const Dataset again = load_or_simulate(path, spec, true, &simulated);
+    CHECK(simulated);
+    CHECK(again.counts == first.counts);
+    CHECK(again.labels == first.labels);
+    CHECK(read_file(path) == good);  // and the cache is whole again
+  };
+  refused_then_same(good.substr(0, good.size() - 7), "truncated");
+  refused_then_same(good.substr(0, 40), "truncated");
+  std::string corrupted = good;
+  corrupted[corrupted.size() - 100] ^= 0x10;
+  refused_then_same(corrupted, "checksum");
+  std::string foreign = good;
+  foreign[0] = 'X';
+  refused_then_same(foreign, "magic");
+  DatasetSpec other = spec;
+  other.seed = 4;
+  CHECK_THROWS_WITH_AS(parse_dataset(good, other, "cache"), doctest::Contains("seed 3"), Error);
+  other = spec;
+  other.simulated = 151;
+  CHECK_THROWS_WITH_AS(parse_dataset(good, other, "cache"), doctest::Contains("150 simulated"), Error);
+}
+
+TEST_CASE("gamma_ray train/evaluate/table/figure: bad input is one line and exit 2, nothing written") {
+  TemporaryFolder folder;
+  const std::string out = " --out " + folder.file("out");
+  const char* rows[] = {
+      "train --preset tiny",      "train --loss hinge",     "train --steps 0",         "train --simulated 3",
+      "train --roi-deg 30",       "train --threads -1",     "evaluate",                "table --save x.ckpt",
+      "train --test-maps 0",      "train --bogus",          "train --steps abc",       "evaluate --load /nonexistent.ckpt", "figure",
+  };
+  for (const char* row : rows) {
+    const RunResult r = run_app_binary("gamma_ray", std::string(row) + out, 60);
+    INFO(row << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK_FALSE(std::filesystem::exists(folder.file("out")));
+  }
+  const RunResult help = run_app_binary("gamma_ray", "table --help", 60);
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--preset") != std::string::npos);
+}
+
+TEST_CASE("gamma_ray dataset: stopping a map at its first source above 60 counts keeps every passing map's bits") {
+  SimulationConfig full;
+  full.nside = 8;
+  SimulationConfig stopping = full;
+  stopping.stop_at_failed_cut = true;
+  const SimulationSetup a(full), b(stopping);
+  int passing = 0;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const SimulatedMap x = simulate_map(a, 5, i), y = simulate_map(b, 5, i);
+    REQUIRE(x.passes_cuts == y.passes_cuts);
+    if (!x.passes_cuts) continue;
+    ++passing;
+    CHECK(x.counts == y.counts);
+    CHECK(x.label == y.label);
+    CHECK(x.sources.size() == y.sources.size());
+  }
+  CHECK(passing > 10);
+}
