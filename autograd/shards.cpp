@@ -1,4 +1,7 @@
-// Batch shards' fixed-order sums (read autograd/shards.hpp first).
+// Batch shards' fixed-order sums, the code of autograd/shards.hpp: a shard sum over rows
+// [lo, lo+n) is sum(first n/2) + sum(the other n − n/2), added in place along one fixed binary
+// tree (local_sum), then combined across ranks in the same tree order (global_sum), so the bits do
+// not depend on the number of ranks or threads. Read autograd/shards.hpp first.
 #include "autograd/shards.hpp"
 
 #include <algorithm>

@@ -1,4 +1,7 @@
-// Reading a user's table of numbers (.npy or text) with every value checked; read matrix_file.hpp first.
+// Reading a user's table of numbers (.npy or text, comma- or whitespace-separated, optional
+// header row) into a [S, C] matrix with every value checked: a ragged row, a word where a number
+// belongs, a NaN or an infinity is refused with the file, line (or row) and value. No equation.
+// Read io/matrix_file.hpp first.
 #include "io/matrix_file.hpp"
 
 #include <charconv>

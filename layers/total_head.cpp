@@ -1,4 +1,7 @@
-// The softmax-and-total head; read total_head.hpp first.
+// The softmax-and-total head of total_head.hpp: for an input x [B, N + 1],
+//   y = [ softmax(x[:, 0:N]) | x[:, N] ]   (the density, then the standardised log total count)
+// built from the autograd slice, softmax and concat ops, so it has no backward of its own.
+// Read layers/total_head.hpp first.
 #include "layers/total_head.hpp"
 
 #include "autograd/concat.hpp"

@@ -1,3 +1,7 @@
+// The cross-entropy's forward and backward (the equation is in cross_entropy.hpp):
+//   forward   XE = −(1/B) Σ_b Σ_j q_bj · log q̃_bj   (log q̃ as log_softmax(l) for logits)
+//   backward  ∂XE/∂q̃_j = −q_j / (B·q̃_j),   ∂XE/∂l_j = (softmax(l)_j · Σ_k q_k − q_j) / B
+// Read cross_entropy.hpp first.
 #include "losses/cross_entropy.hpp"
 
 #include <algorithm>
@@ -14,6 +18,7 @@ namespace {
 // network rounded to zero gives a large finite loss instead of infinity.
 constexpr float kFloor = 1e-30f;
 
+// Backward. Shapes: saved[0] target q [B, N], output gradient g [] → predicted.grad [B, N].
 void cross_entropy_backward(Node& node) {
   Var& predicted = node.inputs[0];
   if (!predicted.requires_grad()) return;
@@ -24,6 +29,8 @@ void cross_entropy_backward(Node& node) {
 }
 
 // Logits: ∂XE/∂l_j = (softmax(l)_j · Σ_k q_k − q_j) / B, with softmax(l) = exp(log_softmax(l)).
+// Shapes: saved[0] target q [B, N], saved[1] log_softmax(l) [B, N], output gradient g [] →
+// logits.grad [B, N].
 void cross_entropy_logits_backward(Node& node) {
   Var& logits = node.inputs[0];
   if (!logits.requires_grad()) return;

@@ -3,6 +3,7 @@
 // A network should hand its logits to cross_entropy_with_logits, which forms log q̃ as a
 // log-softmax (never log of a rounded-to-zero probability) and has the simple gradient
 // (softmax(l) − q)/B. cross_entropy takes probabilities, for models that end in a softmax.
+// Read after autograd/tape.hpp (Var, Tape); losses/empl.hpp is the loss it is a baseline for.
 #pragma once
 
 #include "autograd/tape.hpp"

@@ -1,3 +1,6 @@
+// EM1 and EM2 (the equations are in earth_movers.hpp) on the pointwise-loss engine with
+// cumulative sums: EM1 = (1/(B·N)) Σ |Q̃ − Q|, EM2 = sqrt((1/(B·N)) Σ (Q̃ − Q)²), the root taken
+// by the autograd sqrt. Read earth_movers.hpp first, then losses/pointwise_loss.hpp.
 #include "losses/earth_movers.hpp"
 
 #include "autograd/elementwise.hpp"

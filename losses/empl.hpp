@@ -8,6 +8,7 @@
 // histogram in every bin (paper, Proposition 1). At τ = 0.5 it is half the Earth Mover's
 // distance EM1. Each τ_b is the sample's own quantile level (paper section 2.5). Read empl.cpp
 // next: the forward and backward are written out there.
+// Read autograd/tape.hpp first (Var, Tape and the Node a backward receives).
 #pragma once
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 //
 // Each product is formed as (w_j·ρ)·scale with scale = 1/(B·W) a float, as the EMPL forms ρ·scale
 // with scale = 1/(B·N): with w_j = 1 (W = N) every operation is the EMPL's, bit for bit.
+// Read empl_bin_widths.hpp first, then losses/empl.cpp.
 #include "losses/empl_bin_widths.hpp"
 
 #include <algorithm>

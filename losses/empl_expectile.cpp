@@ -6,6 +6,7 @@
 //   backward  ∂L/∂Q̃_j = 2·w(δ_j)·δ_j/(B·N),   ∂L/∂q̃_k = Σ_{j≥k} ∂L/∂Q̃_j
 //
 // Unlike the pinball loss, w·δ² has a derivative everywhere (both sides give 0 at δ = 0).
+// Read empl_expectile.hpp first, then losses/empl.cpp.
 #include "losses/empl_expectile.hpp"
 
 #include <algorithm>

@@ -1,3 +1,8 @@
+// The Gaussian likelihood baseline's forward and backward (the equation is in gaussian_nll.hpp):
+//   forward   μ = cumsum(softmax(l)),  L = (1/(B·N)) Σ_b Σ_j ½ (s_bj + (M_bj − μ_bj)² · e^{−s_bj})
+//   backward  formed in the forward: ∂L/∂μ, its reverse cumulative sum (the adjoint of cumsum),
+//             then ∂L/∂l = q ⊙ (∂L/∂q − Σ_k q_k ∂L/∂q_k); the backward only scales it by g
+// Also the quantile inputs μ, σ = e^{s/2} and Φ⁻¹ (Acklam + one Halley step). Read gaussian_nll.hpp first.
 #include "losses/gaussian_nll.hpp"
 
 #include <algorithm>
@@ -22,6 +27,8 @@ void split_rows(const Tensor& output, Tensor& logits, Tensor& log_variance) {
 
 // The forward already formed ∂L/∂output (it has every intermediate at hand), so the backward
 // only scales it by the incoming gradient.
+// Shapes: saved[0] ∂L/∂output [B, 2N] (logits | log-variances), output gradient g [] →
+// output.grad [B, 2N].
 void gaussian_nll_backward(Node& node) {
   Var& output = node.inputs[0];
   if (!output.requires_grad()) return;

@@ -4,6 +4,7 @@
 // below at −15 (where the gradient to s is zero). The loss, without the constant ½·log 2π, is
 //   L = (1/(B·N)) Σ_b Σ_j ½ (s_bj + (M_bj − μ_bj)² · e^{−s_bj}).
 // Its quantiles μ + σ·Φ⁻¹(τ) are neither bounded to [0, 1] nor monotone in j: the paper's point.
+// Read losses/empl.hpp first: this is the baseline the EMPL is compared with.
 #pragma once
 
 #include "autograd/tape.hpp"

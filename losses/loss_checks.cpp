@@ -1,3 +1,6 @@
+// The input checks of loss_checks.hpp: shapes, every value finite (a bit test on the exponent so
+// the loop vectorises), target rows summing to 1 within 1e-3 when normalised, τ in [0, 1]. No
+// equation: it only refuses bad inputs with a message naming the loss. Read loss_checks.hpp first.
 #include "losses/loss_checks.hpp"
 
 #include <cmath>

@@ -4,6 +4,7 @@
 //
 // The losses refuse rather than normalise: a target that does not sum to 1 is a bug in the data
 // pipeline, and normalising it quietly would hide that bug.
+// Read after core/tensor.hpp; every loss in losses/ calls these before anything else.
 #pragma once
 
 #include "core/tensor.hpp"

@@ -1,3 +1,6 @@
+// The evaluation metrics of metrics.hpp, summed in double: MAE, MSE on q̃ − q; EM1, EM2 on the
+// cumulative sums Q̃ − Q; histogram intersection (1/B) Σ_b Σ_j min(q̃, q); interval coverage; and
+// quantile-crossing counts. No gradients. Read metrics.hpp first.
 #include "losses/metrics.hpp"
 
 #include <algorithm>

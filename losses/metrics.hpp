@@ -1,5 +1,7 @@
 // Evaluation metrics (no gradients): the numbers of the paper's Table 1 and of the calibration
 // plots. Histograms are [B, N] rows; every metric is a mean over the batch.
+// They are the losses' quantities without a tape: read after losses/regression.hpp and
+// losses/earth_movers.hpp (MAE, MSE, EM1, EM2) and losses/quantile_crossing.hpp.
 #pragma once
 
 #include <cmath>

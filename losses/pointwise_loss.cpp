@@ -1,3 +1,7 @@
+// The pointwise-loss engine of pointwise_loss.hpp (MAE, MSE, EM1, EM2):
+//   forward   δ = Q̃ − Q (or q̃ − q),  L = (1/(B·N)) Σ_b Σ_j f(δ_bj),  f = |δ| or δ²; saves f'(δ)/(B·N)
+//   backward  ∂L/∂Q̃ = g·f'(δ)/(B·N); for cumulative losses ∂L/∂q̃_k = Σ_{j≥k} ∂L/∂Q̃_j
+// The loss kind is a template parameter, so the row loop has no switch. Read pointwise_loss.hpp first.
 #include "losses/pointwise_loss.hpp"
 
 #include <algorithm>

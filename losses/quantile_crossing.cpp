@@ -6,6 +6,7 @@
 //             ∂P/∂Q̃_{t,j} = s·(1[c_{t,j} > 0] − 1[c_{t−1,j} > 0]),  ∂P/∂q̃_k = Σ_{j≥k} ∂P/∂Q̃_j
 //
 // At c = 0 exactly (no crossing) the subgradient 0 is taken: predictions that tie are not pushed.
+// Read quantile_crossing.hpp first, then losses/empl.cpp (the same reverse cumulative sum).
 #include "losses/quantile_crossing.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// MAE and MSE (the equations are in regression.hpp) on the pointwise-loss engine without
+// cumulative sums: MAE = (1/(B·N)) Σ |q̃ − q|, MSE = (1/(B·N)) Σ (q̃ − q)².
+// Read regression.hpp first, then losses/pointwise_loss.hpp.
 #include "losses/regression.hpp"
 
 #include "losses/loss_checks.hpp"

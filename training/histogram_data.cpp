@@ -1,4 +1,7 @@
-// Checking, normalising, splitting, standardising and batching a user's histograms; read histogram_data.hpp first.
+// Checking, normalising, splitting, standardising and batching a user's histograms:
+//   density q_rj = h_rj / Σ_k h_rk   (log Σ_k h_rk kept as the total when the rows are counts)
+//   standardised feature x'_rf = (x_rf − mean_f) / std_f, mean and std over the training rows
+// Batches are drawn from (seed, step, row) alone. Read training/histogram_data.hpp first.
 #include "training/histogram_data.hpp"
 
 #include <algorithm>

@@ -15,6 +15,7 @@
 #include "losses/cross_entropy.hpp"
 #include "losses/earth_movers.hpp"
 #include "losses/empl.hpp"
+#include "losses/empl_expectile.hpp"
 #include "losses/regression.hpp"
 
 namespace empl::fit {
@@ -26,6 +27,7 @@ constexpr float kSmoothAlpha = 0.005f;
 const FitLoss kFitLosses[] = {
     {"empl", true, [](Tape& t, const Var& p, const Tensor& q, const Tensor& tau) { return empl_loss(t, p, q, tau); }},
     {"sempl", true, [](Tape& t, const Var& p, const Tensor& q, const Tensor& tau) { return empl_loss(t, p, q, tau, kSmoothAlpha); }},
+    {"expectile", true, [](Tape& t, const Var& p, const Tensor& q, const Tensor& tau) { return expectile_loss(t, p, q, tau); }},
     {"em1", false, [](Tape& t, const Var& p, const Tensor& q, const Tensor&) { return em1_loss(t, p, q); }},
     {"xe", false, [](Tape& t, const Var& p, const Tensor& q, const Tensor&) { return cross_entropy(t, p, q); }},
     {"mae", false, [](Tape& t, const Var& p, const Tensor& q, const Tensor&) { return mae_loss(t, p, q); }},

@@ -12,15 +12,6 @@ import sys
 
 FOLDERS = ["core", "autograd", "layers", "losses", "optim", "io", "graph", "training"]
 MIN_LINES = 3
-# Files known to lack their header while losses/ is being restructured on another branch (issue 17
-# leaves losses/ to it). They are reported but do not fail the test; a file not listed here does.
-# Empty this list when losses/ lands: a listed file that passes is reported so it can be removed.
-KNOWN_MISSING = {
-    "losses/cross_entropy.cpp", "losses/cross_entropy.hpp", "losses/earth_movers.cpp", "losses/earth_movers.hpp",
-    "losses/empl.cpp", "losses/empl.hpp", "losses/gaussian_nll.cpp", "losses/gaussian_nll.hpp",
-    "losses/loss_checks.cpp", "losses/loss_checks.hpp", "losses/metrics.cpp", "losses/metrics.hpp",
-    "losses/pointwise_loss.cpp", "losses/pointwise_loss.hpp", "losses/regression.cpp", "losses/regression.hpp",
-}
 BACKWARD = re.compile(r"^void \w+_backward\(Node&")
 READ_FIRST = re.compile(r"\bread\b.{0,160}?\b(first|after)\b", re.IGNORECASE | re.DOTALL)
 
@@ -56,12 +47,9 @@ def main():
         return 1
     failures = [(p.relative_to(root).as_posix(), why) for p in files if (why := problem(p))]
     for path, why in failures:
-        print(f"{path}: {why}{' (known, losses/ is being restructured)' if path in KNOWN_MISSING else ''}")
-    failing = {path for path, _ in failures}
-    for path in sorted(KNOWN_MISSING - failing):
-        print(f"{path}: passes now; remove it from KNOWN_MISSING")
+        print(f"{path}: {why}")
     print(f"check_file_headers: {len(files) - len(failures)} of {len(files)} library files open with their header")
-    return 1 if failing - KNOWN_MISSING else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
