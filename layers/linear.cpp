@@ -10,6 +10,7 @@
 #include "core/matmul.hpp"
 #include "core/parallel.hpp"
 #include "core/random.hpp"
+#include "core/reduce.hpp"
 
 namespace empl {
 namespace {
@@ -88,14 +89,7 @@ void linear_backward(Node& node) {
   if (x.requires_grad()) gemm(dy, false, w.value, true, x.grad, 1.0f, beta(0));  // dx += dy·Wᵀ
   if (b.value.defined() && b.requires_grad()) {
     if (node.fresh_grad[2]) b.grad.zero();
-    // db += Σ_rows dy: each thread owns a block of columns and sums the rows in order.
-    const int64_t rows = dy.shape().rows(), cols = dy.shape().last();
-    const float* g = dy.data();
-    float* db = b.grad.data();
-    parallel_for(cols, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = begin; c < end; ++c) db[c] += g[r * cols + c];
-    });
+    add_column_sums(dy, b.grad);  // db += Σ_rows dy, each column's rows in order
   }
 }
 
