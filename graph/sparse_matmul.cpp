@@ -1,6 +1,6 @@
-// graph/sparse_matmul: Y = α·A·X + s·Z row by row for CSR A, each row's terms added in CSR order
-// by one thread, on strided blocks of rows (BlockRows), so the bits do not depend on the thread
-// count. Read graph/sparse_matmul.hpp first.
+// graph/sparse_matmul: Y = α·A·X + s·Z − W row by row for CSR A, each row's terms added in CSR
+// order by one thread, on strided blocks of rows (BlockRows), so the bits do not depend on the
+// thread count. Read graph/sparse_matmul.hpp first.
 #include "graph/sparse_matmul.hpp"
 
 #include <algorithm>
@@ -28,11 +28,12 @@ namespace {
 
 // Every kernel below finds the row's start value s·z − w already in y (start_row) and adds the
 // entries to it. One row r of y, columns [c0, c0 + width) of one segment: acc = y, then
-// acc += (α·a_re)·x_e for the row's entries in CSR order, then stored once. The sum lives in local variables, not in y:
-// accumulating in y costs a load and a store per entry, since the compiler must assume y may alias
-// x. A full tile of 32 floats is 4 vectors of 8 (GCC's vector extension: each lane does exactly
-// the scalar code's operations in the same order, so the bits are those of the plain loop); left
-// to itself, GCC vectorised across the entries with gathers instead (about 1.5× slower here).
+// acc += (α·a_re)·x_e for the row's entries in CSR order, then stored once. The sum lives in
+// local variables, not in y: accumulating in y costs a load and a store per entry, since the
+// compiler must assume y may alias x. A full tile of 32 floats is 4 vectors of 8 (GCC's vector
+// extension: each lane does exactly the scalar code's operations in the same order, so the bits
+// are those of the plain loop); left to itself, GCC vectorised across the entries with gathers
+// instead (about 1.5× slower here).
 using Float8 = float __attribute__((vector_size(32)));
 constexpr int64_t kTile = 32;
 

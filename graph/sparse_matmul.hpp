@@ -1,5 +1,5 @@
-// Sparse × dense: Y = α·A·X + s·Z for a CSR matrix A [V, V] (the rescaled Laplacian L̃) and dense
-// X, Y, Z of V rows, the product every Chebyshev term and its backward is made of. Read
+// Sparse × dense: Y = α·A·X + s·Z − W for a CSR matrix A [V, V] (the rescaled Laplacian L̃) and
+// dense X, Y, Z, W of V rows, the product every Chebyshev term and its backward is made of. Read
 // graph/laplacian.hpp first.
 //
 // A row of X need not be contiguous: a BlockRows view sees row v as `segments` runs of
