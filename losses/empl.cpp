@@ -45,26 +45,6 @@ void empl_forward_rows(const float* q_pred, const float* q_true, const float* ta
   }
 }
 
-// Backward. Shapes: saved[0] slopes [B, N] (= ∂L/∂Q̃), output gradient g [] → predicted.grad
-// [B, N] += g · reverse_cumsum(slopes) along the bins.
-void empl_backward(Node& node) {
-  Var& predicted = node.inputs[0];
-  if (!predicted.requires_grad()) return;
-  const Tensor& slopes = node.saved[0];
-  const float g = node.output.grad[0];
-  const int64_t rows = slopes.shape()[0], bins = slopes.shape()[1];
-  const float* dQ = slopes.data();
-  float* dq = predicted.grad.data();
-  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
-      float running = 0.0f;  // Σ_{j ≥ k} ∂L/∂Q̃_j, grown from the last bin down
-      for (int64_t k = bins - 1; k >= 0; --k) {
-        running += dQ[b * bins + k];
-        dq[b * bins + k] += g * running;
-      }
-    }
-  });
-}
 
 // The EMPL of checked inputs: predicted [B, N], target [B, N], tau [B, 1] → loss [].
 Var empl_forward(Tape& tape, const char* name, const Var& predicted, const Tensor& target, const Tensor& tau,
@@ -89,11 +69,32 @@ Var empl_forward(Tape& tape, const char* name, const Var& predicted, const Tenso
   double total = 0.0;  // rows added in order: the same bits for any thread count
   for (int64_t b = 0; b < rows; ++b) total += sums[b];
   loss.value[0] = static_cast<float>(total * scale);
-  if (Node* node = tape.record(name, empl_backward, loss, {&predicted})) node->saved[0] = slopes;
+  if (Node* node = tape.record(name, cumulative_slopes_backward, loss, {&predicted})) node->saved[0] = slopes;
   return loss;
 }
 
 }  // namespace
+
+// Backward. Shapes: saved[0] slopes [B, N] (= ∂L/∂Q̃), output gradient g [] → predicted.grad
+// [B, N] += g · reverse_cumsum(slopes) along the bins.
+void cumulative_slopes_backward(Node& node) {
+  Var& predicted = node.inputs[0];
+  if (!predicted.requires_grad()) return;
+  const Tensor& slopes = node.saved[0];
+  const float g = node.output.grad[0];
+  const int64_t rows = slopes.shape()[0], bins = slopes.shape()[1];
+  const float* dQ = slopes.data();
+  float* dq = predicted.grad.data();
+  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      float running = 0.0f;  // Σ_{j ≥ k} ∂L/∂Q̃_j, grown from the last bin down
+      for (int64_t k = bins - 1; k >= 0; --k) {
+        running += dQ[b * bins + k];
+        dq[b * bins + k] += g * running;
+      }
+    }
+  });
+}
 
 Var empl_loss(Tape& tape, const Var& predicted, const Tensor& target, const Tensor& tau, float alpha) {
   check_histograms("empl_loss", predicted.value, target, /*normalised=*/true);

@@ -23,6 +23,12 @@ namespace empl {
 // flows to `predicted`. Refuses NaNs, unnormalised targets, τ outside [0, 1] and α < 0.
 Var empl_loss(Tape& tape, const Var& predicted, const Tensor& target, const Tensor& tau, float alpha = 0.0f);
 
+// The backward every loss on cumulative histograms shares (the EMPL, its expectile, bin-width and
+// crossing relatives): its forward saves the slopes ∂L/∂Q̃ [B, N] in saved[0], and since
+// Q̃ = cumsum(q̃), ∂L/∂q̃_k = Σ_{j ≥ k} ∂L/∂Q̃_j, a reverse cumulative sum along the bins.
+// Shapes: saved[0] slopes [B, N], output gradient g [] → predicted.grad [B, N].
+void cumulative_slopes_backward(Node& node);
+
 // The pinball loss of scalar quantile regression (paper eq. 4), mean over the batch:
 // predicted, target, tau all [B, 1]. It is the EMPL of one bin (the cumulative sum of one bin is
 // the bin), and empl.cpp computes it so.

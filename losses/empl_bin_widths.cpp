@@ -20,27 +20,6 @@
 namespace empl {
 namespace {
 
-// Backward. Shapes: saved[0] slopes [B, N] (= ∂L/∂Q̃), output gradient g [] → predicted.grad
-// [B, N] += g · reverse_cumsum(slopes) along the bins: the adjoint of the forward's cumsum.
-void empl_bin_widths_backward(Node& node) {
-  Var& predicted = node.inputs[0];
-  if (!predicted.requires_grad()) return;
-  const Tensor& slopes = node.saved[0];
-  const float g = node.output.grad[0];
-  const int64_t rows = slopes.shape()[0], bins = slopes.shape()[1];
-  const float* dQ = slopes.data();
-  float* dq = predicted.grad.data();
-  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
-      float running = 0.0f;  // Σ_{j ≥ k} ∂L/∂Q̃_j, grown from the last bin down
-      for (int64_t k = bins - 1; k >= 0; --k) {
-        running += dQ[b * bins + k];
-        dq[b * bins + k] += g * running;
-      }
-    }
-  });
-}
-
 // Forward of rows [begin, end). Shapes as in empl.cpp's empl_forward_rows, plus widths [N].
 template <bool Smoothed>
 void forward_rows(const float* q_pred, const float* q_true, const float* tau, const float* widths, float alpha,
@@ -106,7 +85,7 @@ Var empl_bin_widths_loss(Tape& tape, const Var& predicted, const Tensor& target,
   double total = 0.0;  // rows added in order: the same bits for any thread count
   for (int64_t b = 0; b < rows; ++b) total += sums[b];
   loss.value[0] = static_cast<float>(total * scale);
-  if (Node* node = tape.record("empl_bin_widths", empl_bin_widths_backward, loss, {&predicted}))
+  if (Node* node = tape.record("empl_bin_widths", cumulative_slopes_backward, loss, {&predicted}))
     node->saved[0] = slopes;
   return loss;
 }

@@ -14,30 +14,10 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "losses/empl.hpp"
 
 namespace empl {
 namespace {
-
-// Backward. Shapes: saved[0] slopes [B·T, N] (= ∂P/∂Q̃ per row), output gradient g [] →
-// predicted.grad [B·T, N] += g · reverse_cumsum(slopes) along the bins (the adjoint of cumsum).
-void quantile_crossing_backward(Node& node) {
-  Var& predicted = node.inputs[0];
-  if (!predicted.requires_grad()) return;
-  const Tensor& slopes = node.saved[0];
-  const float g = node.output.grad[0];
-  const int64_t rows = slopes.shape()[0], bins = slopes.shape()[1];
-  const float* dQ = slopes.data();
-  float* dq = predicted.grad.data();
-  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / bins), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      float running = 0.0f;  // Σ_{j ≥ k} ∂P/∂Q̃_j, grown from the last bin down
-      for (int64_t k = bins - 1; k >= 0; --k) {
-        running += dQ[r * bins + k];
-        dq[r * bins + k] += g * running;
-      }
-    }
-  });
-}
 
 void check_inputs(const Var& predicted, const Tensor& tau, int64_t levels) {
   const char* name = "quantile_crossing_penalty";
@@ -108,7 +88,7 @@ Var quantile_crossing_penalty(Tape& tape, const Var& predicted, const Tensor& ta
   double total = 0.0;  // samples added in order: the same bits for any thread count
   for (int64_t b = 0; b < samples; ++b) total += sums[b];
   penalty.value[0] = static_cast<float>(total * scale);
-  if (Node* node = tape.record("quantile_crossing", quantile_crossing_backward, penalty, {&predicted}))
+  if (Node* node = tape.record("quantile_crossing", cumulative_slopes_backward, penalty, {&predicted}))
     node->saved[0] = slopes;
   return penalty;
 }
