@@ -8,26 +8,15 @@
 
 #include "autograd/gradcheck.hpp"
 #include "core/error.hpp"
+#include "tests/losses/random_histograms.hpp"
 #include "losses/earth_movers.hpp"
 #include "losses/empl.hpp"
 #include "losses/metrics.hpp"
 
 using namespace empl;
+using empl::testing::random_histograms;
 
 namespace {
-
-// Random normalised histograms [B, N] (Dirichlet-like: exponentials normalised).
-Tensor random_histograms(int64_t rows, int64_t bins, uint32_t seed) {
-  std::mt19937 engine(seed);
-  std::exponential_distribution<float> exponential(1.0f);
-  Tensor h = Tensor::empty({rows, bins});
-  for (int64_t r = 0; r < rows; ++r) {
-    float total = 0.0f;
-    for (int64_t j = 0; j < bins; ++j) total += h[r * bins + j] = exponential(engine);
-    for (int64_t j = 0; j < bins; ++j) h[r * bins + j] /= total;
-  }
-  return h;
-}
 
 Tensor constant_tau(int64_t rows, float tau) { return Tensor::full({rows, 1}, tau); }
 
