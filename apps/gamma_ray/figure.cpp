@@ -85,8 +85,8 @@ std::string figure_svg(GammaNetwork& model, const Dataset& data, const std::vect
   const int64_t levels = static_cast<int64_t>(taus.size()), bins = data.bins, median = quantile ? 2 : 0;
   const std::vector<float> q = predict(model, data, chosen, taus);
   SvgFigure figure(3, 3, 340, 250);
-  figure.set_title("Gamma-ray example (Fig. 4): dim, medium and bright test maps; truth (black) vs " + loss +
-                   " network (median, 25-75% and 5-95% bands)");
+  figure.set_title("Gamma-ray example (Fig. 4): dim, medium and bright test maps; truth (black) vs " + loss + " network " +
+                   (quantile ? "(median, 25-75% and 5-95% bands)" : "(its prediction)"));
   const char* names[] = {"dim", "medium", "bright"};
   std::vector<double> xs;
   for (int64_t j = 0; j <= bins; ++j) xs.push_back(static_cast<double>(j));  // bin j covers [j, j+1)
@@ -131,7 +131,8 @@ std::string figure_svg(GammaNetwork& model, const Dataset& data, const std::vect
         axes.band(xs, lo_outer, hi_outer, {.color = colormap(0.3), .opacity = 0.35, .label = "5-95%"});
         axes.band(xs, lo_inner, hi_inner, {.color = colormap(0.6), .opacity = 0.45, .label = "25-75%"});
       }
-      axes.step(xs, curves[static_cast<size_t>(median)], {.color = "#d62728", .width = 1.5, .label = "median"});
+      axes.step(xs, curves[static_cast<size_t>(median)],
+                {.color = "#d62728", .width = 1.5, .label = quantile ? "median" : "prediction"});
       axes.step(xs, panel == 1 ? truth_cumulative : truth, {.color = "black", .width = 2.0, .label = "truth"});
     }
   }

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "apps/gamma_ray/dataset.hpp"
 #include "apps/gamma_ray/experiment.hpp"
+#include "apps/gamma_ray/figure.hpp"
 #include "apps/gamma_ray/network.hpp"
 #include "apps/gamma_ray/simulate.hpp"
 #include "autograd/elementwise.hpp"
@@ -253,4 +255,104 @@ TEST_CASE("gamma_ray dataset: stopping a map at its first source above 60 counts
     CHECK(x.sources.size() == y.sources.size());
   }
   CHECK(passing > 10);
+}
+
+TEST_CASE("gamma_ray figure: the dim, medium and bright maps are the 10%, 50% and 90% points of the mean label bin") {
+  // Ten maps at nside 4; map row i has all of its label in bin bin_of[i], so its mean bin is that.
+  const int64_t bin_of[] = {7, 2, 9, 0, 5, 1, 8, 3, 6, 4};
+  Dataset data;
+  data.spec.nside = 4;
+  data.maps = 10;
+  data.nodes = 16;
+  data.bins = 21;
+  data.labels.assign(static_cast<size_t>(data.maps * data.bins), 0.0f);
+  for (int64_t i = 0; i < data.maps; ++i) {
+    data.labels[static_cast<size_t>(i * data.bins + bin_of[i])] = 1.0f;
+    for (int64_t v = 0; v < data.nodes; ++v) data.counts.push_back(static_cast<uint16_t>(1 + (i * 7 + v * 3) % 11));
+    double total = 0;
+    for (int64_t v = 0; v < data.nodes; ++v) total += data.counts[static_cast<size_t>(i * data.nodes + v)];
+    data.totals.push_back(total);
+  }
+  const std::vector<int64_t> rows = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  GammaNetwork model(tiny_config(), 3);
+  // Sorted by mean bin, the 10 maps are rows 3 5 1 7 9 4 8 0 6 2; the figure takes positions 1, 5 and 8
+  // (n/10, n/2, n − 1 − n/10): mean bins 1, 5 and 8, i.e. rows 5, 4 and 6.
+  for (const bool quantile : {true, false}) {
+    const std::string svg = figure_svg(model, data, rows, quantile ? "empl" : "xe", quantile);
+    const size_t dim = svg.find("map 5: "), medium = svg.find("map 4: "), bright = svg.find("map 6: ");
+    REQUIRE(dim != std::string::npos);
+    REQUIRE(medium != std::string::npos);
+    REQUIRE(bright != std::string::npos);
+    CHECK(dim < medium);
+    CHECK(medium < bright);
+    CHECK((svg.find("5-95%") != std::string::npos) == quantile);
+    CHECK((svg.find("25-75%") != std::string::npos) == quantile);
+    CHECK((svg.find("median") != std::string::npos) == quantile);  // a bin-wise loss's curve is its prediction, no median
+  }
+  CHECK_THROWS_WITH_AS(figure_svg(model, data, {0, 1}, "empl", true), doctest::Contains("2 test maps, need at least 3"), Error);
+}
+
+TEST_CASE("gamma_ray table, then figure: the table's files, a second run that loads every network, the figure") {
+  TemporaryFolder folder;
+  const std::string common = " --simulated 1000 --steps 10 --threads 2 --quiet --data " + folder.file("data.bin") + " --out " + folder.file("out");
+  const RunResult first = run_app_binary("gamma_ray", "table" + common);
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  const std::string csv = slurp(folder.file("out/table1.csv"));
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "loss,mae,mse,em1,em2,intersection");
+  for (const char* loss : {"mae", "mse", "xe", "empl", "sempl", "em1"}) {
+    REQUIRE(std::getline(lines, line));
+    std::istringstream fields(line);
+    std::string name;
+    std::getline(fields, name, ',');
+    CHECK(name == loss);
+    double mae = 0, mse = 0, em1 = 0, em2 = 0, intersection = 0;
+    char comma = 0;
+    fields >> mae >> comma >> mse >> comma >> em1 >> comma >> em2 >> comma >> intersection;
+    INFO(line);
+    CHECK(mae > 0);
+    CHECK(mse < mae);            // per-bin errors below 1: squares are smaller
+    CHECK(em2 >= em1);           // a root mean square is at least the mean of the absolute values
+    CHECK(intersection > 0.2);
+    CHECK(intersection < 1.0);
+    CHECK(intersection == doctest::Approx(1.0 - 21 * mae / 2).epsilon(1e-4));  // Σ min(p, q) = 1 − Σ|p − q|/2
+  }
+  CHECK(slurp(folder.file("out/table1.md")).find("Training time (this run): mae ") != std::string::npos);
+  // Run again: every network is loaded from OUT/checkpoints, and the table is the same.
+  const RunResult second = run_app_binary("gamma_ray", "table" + common);
+  REQUIRE(second.status == 0);
+  CHECK(slurp(folder.file("out/table1.csv")) == csv);
+  CHECK(slurp(folder.file("out/table1.md"))
+            .find("Training time (this run): mae loaded; mse loaded; xe loaded; empl loaded; sempl loaded; em1 loaded;") !=
+        std::string::npos);
+  const RunResult figure = run_app_binary("gamma_ray", "figure" + common);
+  INFO(figure.err);
+  REQUIRE(figure.status == 0);
+  const std::string svg = slurp(folder.file("out/fig4_gamma_ray.svg"));
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("empl network") != std::string::npos);  // the EMPL checkpoint of the table, with its bands
+  CHECK(svg.find("5-95%") != std::string::npos);
+}
+
+TEST_CASE("gamma_ray train: SIGINT saves a whole checkpoint and exits 130; nothing else is written") {
+  TemporaryFolder folder;
+  const std::string data = " --simulated 2000 --threads 1 --data " + folder.file("data.bin");
+  // The signal is sent once the dataset line is printed (training starts right after), after a
+  // second of training; the wait for the line gives up after 60 s, and the test then fails.
+  const std::string script = std::string(EMPL_BINARY_DIR) + "/gamma_ray train --steps 100000" + data + " --save " +
+                             folder.file("run.ckpt") + " --out " + folder.file("out") + " > " + folder.file("log") +
+                             " 2> " + folder.file("err") + " & pid=$!; i=0; while ! grep -q dataset " + folder.file("log") +
+                             " && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done; sleep 1; kill -INT $pid; wait $pid; echo $? > " +
+                             folder.file("status");
+  REQUIRE(std::system(("sh -c '" + script + "'").c_str()) == 0);
+  INFO(slurp(folder.file("err")));
+  CHECK(slurp(folder.file("status")) == "130\n");
+  CHECK(slurp(folder.file("err")).find("interrupted (SIGINT) at step") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(folder.file("out")));  // no half-written results
+  const RunResult loaded = run_app_binary("gamma_ray", "evaluate --load " + folder.file("run.ckpt") + data + " --out " + folder.file("eval"));
+  INFO(loaded.err);
+  CHECK(loaded.status == 0);  // the checkpoint is whole: it loads
 }
