@@ -142,6 +142,26 @@ AltMetrics alt_metrics(const Tensor& predicted, const Tensor& truth) {
   return m;
 }
 
+std::vector<double> band_coverage(const Tensor& low, const Tensor& high, const Tensor& truth_densities,
+                                  std::span<const double> totals) {
+  if (low.rank() != 2 || low.shape() != high.shape() || low.shape() != truth_densities.shape() ||
+      static_cast<int64_t>(totals.size()) != low.shape()[0])
+    fail("gamma_ray band_coverage: low ", low.shape(), ", high ", high.shape(), ", truth ", truth_densities.shape(), ", ",
+         totals.size(), " totals");
+  const int64_t n = low.shape()[0], bins = low.shape()[1];
+  std::vector<double> coverage(static_cast<size_t>(bins), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    const double slack = 0.5 / totals[static_cast<size_t>(i)];
+    float q = 0.0f;  // the true cumulative histogram, summed as the labels' own float sums
+    for (int64_t j = 0; j < bins; ++j) {
+      q += truth_densities[i * bins + j];
+      coverage[static_cast<size_t>(j)] += low[i * bins + j] - slack <= q && q <= high[i * bins + j] + slack;
+    }
+  }
+  for (double& c : coverage) c /= static_cast<double>(n);
+  return coverage;
+}
+
 Tensor labels_of(const Dataset& data, std::span<const int64_t> rows) {
   Tensor t = Tensor::empty({static_cast<int64_t>(rows.size()), data.bins}, "labels");
   for (size_t i = 0; i < rows.size(); ++i)

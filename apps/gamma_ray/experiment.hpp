@@ -78,6 +78,14 @@ struct AltMetrics {
 };
 AltMetrics alt_metrics(const Tensor& predicted, const Tensor& truth);
 
+// Per bin j: the fraction of maps whose true cumulative histogram Q_j lies inside the predicted
+// band [low_j, high_j] (cumulative [n, bins], e.g. the 0.1- and 0.9-quantiles), each band widened
+// by half a photon of its map (0.5 / totals[i]) on both sides. Labels are count fractions k/total,
+// and in the top bins most maps' Q is exactly 1, and so is its 0.9-quantile, which a softmax
+// approaches but never reaches: a miss by less than half a photon is no miss.
+std::vector<double> band_coverage(const Tensor& low, const Tensor& high, const Tensor& truth_densities,
+                                  std::span<const double> totals);
+
 // The labels of `rows` as [n, 21].
 Tensor labels_of(const Dataset& data, std::span<const int64_t> rows);
 

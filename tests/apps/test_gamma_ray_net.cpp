@@ -356,3 +356,20 @@ TEST_CASE("gamma_ray train: SIGINT saves a whole checkpoint and exits 130; nothi
   INFO(loaded.err);
   CHECK(loaded.status == 0);  // the checkpoint is whole: it loads
 }
+
+TEST_CASE("gamma_ray band_coverage: inside the band, or outside by less than half a photon of the map") {
+  // Two maps, 3 bins; map 0 has 1000 counts (half a photon: 0.0005), map 1 has 100 (0.005).
+  // True densities → cumulative: map 0: 0.5, 1, 1; map 1: 0.2, 0.7, 1.
+  const Tensor truth = Tensor::from({2, 3}, std::vector<float>{0.5f, 0.5f, 0.0f, 0.2f, 0.5f, 0.3f});
+  const Tensor low = Tensor::from({2, 3}, std::vector<float>{0.4f, 0.9f, 0.9f, 0.3f, 0.6f, 0.99f});
+  // map 0 bin 2: 1 is above 0.9994 by 0.0006 (> 0.0005): out; bin 3: 0.9996 misses by 0.0004: in.
+  // map 1 bin 1: 0.2 is below 0.3 by 0.1: out; bin 2: 0.7 in [0.6, 0.8]; bin 3: 0.996 misses by 0.004: in.
+  const Tensor high = Tensor::from({2, 3}, std::vector<float>{0.6f, 0.9994f, 0.9996f, 0.35f, 0.8f, 0.996f});
+  const std::vector<double> totals = {1000.0, 100.0};
+  const std::vector<double> coverage = band_coverage(low, high, truth, totals);
+  REQUIRE(coverage.size() == 3);
+  CHECK(coverage[0] == 0.5);  // map 0 in, map 1 out
+  CHECK(coverage[1] == 0.5);  // map 0 out by 0.0006, map 1 in
+  CHECK(coverage[2] == 1.0);  // both in by their half photon
+  CHECK_THROWS_WITH_AS(band_coverage(low, high, truth, std::vector<double>{1000.0}), doctest::Contains("1 totals"), Error);
+}
