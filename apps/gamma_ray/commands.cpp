@@ -45,7 +45,7 @@ void add_run_options(cxxopts::Options& parser, const char* default_loss) {
   const Preset small = preset("small");
   add_common_options(parser, {.steps = small.steps, .batch = small.batch, .loss = default_loss,
                               .losses = {std::begin(kLosses), std::end(kLosses)}, .out = "out/gamma_ray", .seed = 1});
-  parser.add_options()("preset", "small (default: the method at nside 64, 6 blocks) or paper (nside 256, 8 blocks)",
+  parser.add_options()("preset", "small (default: the method at nside 128, 7 blocks) or paper (nside 256, 8 blocks)",
                        cxxopts::value<std::string>()->default_value("small"))
       ("data", "dataset cache file (default OUT/dataset_<preset>.bin)", cxxopts::value<std::string>())
       ("simulated", "maps simulated before the cuts (default: the preset's)", cxxopts::value<int64_t>())
