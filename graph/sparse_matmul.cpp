@@ -134,10 +134,16 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
     for (int64_t r = begin; r < end; ++r) {
       start_row(r, y, add, add_scale, subtract);
       if (segments > 1 && length <= 2 * kTile) {
-        if (length == kTile) {
-          row_segments<kTile>(a, r, x, y, alpha, length);
-        } else {
-          row_segments<0>(a, r, x, y, alpha, length);
+        // The gamma-ray network's widths (1, 4, 8, 16, 32) get their own copy of the kernel: with
+        // the run's length known when compiling, its inner loop is unrolled, not a loop of one
+        // to sixteen turns (the first block, F_in = 1, spent half of a training step there).
+        switch (length) {
+          case 1: row_segments<1>(a, r, x, y, alpha, length); break;
+          case 4: row_segments<4>(a, r, x, y, alpha, length); break;
+          case 8: row_segments<8>(a, r, x, y, alpha, length); break;
+          case 16: row_segments<16>(a, r, x, y, alpha, length); break;
+          case kTile: row_segments<kTile>(a, r, x, y, alpha, length); break;
+          default: row_segments<0>(a, r, x, y, alpha, length);
         }
         continue;
       }

@@ -38,9 +38,10 @@ std::vector<double> dense_step(const CsrMatrix<float>& a, const Tensor& x, const
 
 TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain and on strided blocks") {
   const GraphLevel level = build_graph_level(8);  // 64 nodes
-  // F = 5, 16, 32, 100 reach every kernel: a partial tile, a full tile and one, the long-run loop (plain
-  // rows of 3F), and the whole-row segments with a runtime and a fixed width, and long segments.
-  for (const int64_t f : {5, 16, 32, 100}) {
+  // F = 1, 4, 5, 8, 16, 32, 100 reach every kernel: a partial tile, a full tile and one, the
+  // long-run loop (plain rows of 3F), the whole-row segments with a runtime width (5) and with
+  // each fixed one (1, 4, 8, 16, 32), and long segments.
+  for (const int64_t f : {1, 4, 5, 8, 16, 32, 100}) {
     INFO("F = ", f);
     Tensor x = random_tensor({64, 3, f}, 1), z = random_tensor({64, 3, f}, 2);
     const std::vector<double> expected = dense_step(level.laplacian, x, z);
