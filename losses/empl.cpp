@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/reduce.hpp"
 #include "losses/loss_checks.hpp"
 
 namespace empl {
@@ -66,9 +67,8 @@ Var empl_forward(Tape& tape, const char* name, const Var& predicted, const Tenso
     else
       empl_forward_rows<false>(q_pred, q_true, tau_values, alpha, bins, scale, begin, end, sums, slope_values);
   });
-  double total = 0.0;  // rows added in order: the same bits for any thread count
-  for (int64_t b = 0; b < rows; ++b) total += sums[b];
-  loss.value[0] = static_cast<float>(total * scale);
+  // core/reduce's sum_all adds in a fixed order: the same bits for any thread count.
+  loss.value[0] = static_cast<float>(sum_all(row_sums) * scale);
   if (Node* node = tape.record(name, cumulative_slopes_backward, loss, {&predicted})) node->saved[0] = slopes;
   return loss;
 }

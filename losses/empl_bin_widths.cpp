@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/reduce.hpp"
 #include "losses/empl.hpp"
 #include "losses/loss_checks.hpp"
 
@@ -82,9 +83,8 @@ Var empl_bin_widths_loss(Tape& tape, const Var& predicted, const Tensor& target,
     else
       forward_rows<false>(q_pred, q_true, tau_values, width_values, alpha, bins, scale, begin, end, sums, slope_values);
   });
-  double total = 0.0;  // rows added in order: the same bits for any thread count
-  for (int64_t b = 0; b < rows; ++b) total += sums[b];
-  loss.value[0] = static_cast<float>(total * scale);
+  // core/reduce's sum_all adds in a fixed order: the same bits for any thread count.
+  loss.value[0] = static_cast<float>(sum_all(row_sums) * scale);
   if (Node* node = tape.record("empl_bin_widths", cumulative_slopes_backward, loss, {&predicted}))
     node->saved[0] = slopes;
   return loss;

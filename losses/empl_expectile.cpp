@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "core/parallel.hpp"
+#include "core/reduce.hpp"
 #include "losses/empl.hpp"
 #include "losses/loss_checks.hpp"
 
@@ -51,9 +52,8 @@ Var expectile_loss(Tape& tape, const Var& predicted, const Tensor& target, const
       sums[b] = sum;
     }
   });
-  double total = 0.0;  // rows added in order: the same bits for any thread count
-  for (int64_t b = 0; b < rows; ++b) total += sums[b];
-  loss.value[0] = static_cast<float>(total * scale);
+  // core/reduce's sum_all adds in a fixed order: the same bits for any thread count.
+  loss.value[0] = static_cast<float>(sum_all(row_sums) * scale);
   if (Node* node = tape.record("expectile", cumulative_slopes_backward, loss, {&predicted})) node->saved[0] = slopes;
   return loss;
 }

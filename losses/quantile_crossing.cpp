@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/reduce.hpp"
 #include "losses/empl.hpp"
 
 namespace empl {
@@ -85,9 +86,8 @@ Var quantile_crossing_penalty(Tape& tape, const Var& predicted, const Tensor& ta
       sums[b] = sum;
     }
   });
-  double total = 0.0;  // samples added in order: the same bits for any thread count
-  for (int64_t b = 0; b < samples; ++b) total += sums[b];
-  penalty.value[0] = static_cast<float>(total * scale);
+  // core/reduce's sum_all adds in a fixed order: the same bits for any thread count.
+  penalty.value[0] = static_cast<float>(sum_all(sample_sums) * scale);
   if (Node* node = tape.record("quantile_crossing", cumulative_slopes_backward, penalty, {&predicted}))
     node->saved[0] = slopes;
   return penalty;
