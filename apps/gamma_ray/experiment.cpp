@@ -32,7 +32,8 @@ Preset preset(const std::string& name) {
   // XE-trained networks tied on EM1 (2.34 vs 2.33 ×100) and XE won on EM2; per bin, the EM losses
   // won the top bins, where most maps' Q is exactly 1, and lost the low ones, where dim sources
   // blend. At nside 128 the EM1 network beats XE on EM1 and EM2 at seed 1 (1.66 vs 1.75, 3.18 vs
-  // 3.37); at seed 2 they tie on EM1 (README: the order is not yet stable across seeds).
+  // 3.37); at seed 2 they tie on EM1. What moves every network's level from seed to seed (by up to
+  // 40%) is the draw of the first block's 4 filters, which hardly change in training (README).
   if (name == "small") return {"small", 128, {4, 8, 16, 32, 64, 64, 64}, {2048, 512}, 64, 4000, 160000};
   fail("--preset: '", name, "' is not paper or small");
 }
