@@ -39,6 +39,8 @@ struct Run {
   DatasetSpec spec;
   std::string data_path;
   int64_t test_maps = 512;
+  float learning_rate = 5e-4f;
+  AverageFlags averaging;
 };
 
 void add_run_options(cxxopts::Options& parser, const char* default_loss) {
@@ -50,7 +52,13 @@ void add_run_options(cxxopts::Options& parser, const char* default_loss) {
       ("data", "dataset cache file (default OUT/dataset_<preset>.bin)", cxxopts::value<std::string>())
       ("simulated", "maps simulated before the cuts (default: the preset's)", cxxopts::value<int64_t>())
       ("roi-deg", "radius of the region of interest, degrees, in (0, 25]", cxxopts::value<double>()->default_value("20"))
-      ("test-maps", "test maps to evaluate on (the first of the held-out 1/15)", cxxopts::value<int64_t>()->default_value("512"));
+      ("test-maps", "test maps to evaluate on (the first of the held-out 1/15)", cxxopts::value<int64_t>()->default_value("512"))
+      ("learning-rate", "Adam's learning rate at step 0, decaying as lr·exp(-2.5e-4·step) (default: the paper's 5e-4)",
+       cxxopts::value<float>())
+      ("average-decay", "evaluate with an exponential moving average of the weights of this decay, the batch norms measured "
+       "again with it (0: off, the paper)", cxxopts::value<float>()->default_value("0"))
+      ("average-steps", "the average runs over the last this many steps (at most the run's second half)",
+       cxxopts::value<int64_t>()->default_value("1000"));
 }
 
 // A checkpoint to read must exist before the dataset is simulated (minutes), not after.
@@ -75,6 +83,9 @@ Run read_run(const cxxopts::ParseResult& parsed) {
   if (run.spec.simulated < 15 || run.spec.simulated > 100000000) fail("--simulated: ", run.spec.simulated, " is outside [15, 100000000]");
   run.test_maps = parsed["test-maps"].as<int64_t>();
   if (run.test_maps < 1 || run.test_maps > 1000000) fail("--test-maps: ", run.test_maps, " is outside [1, 1000000]");
+  run.learning_rate = parsed.count("learning-rate") ? parsed["learning-rate"].as<float>() : kLearningRate;
+  if (!(run.learning_rate > 0.0f && run.learning_rate <= 1.0f)) fail("--learning-rate: ", run.learning_rate, " is outside (0, 1]");
+  run.averaging = read_average_flags(parsed);
   run.data_path = parsed.count("data") ? parsed["data"].as<std::string>()
                                        : (std::filesystem::path(run.options.out) / ("dataset_" + run.preset.name + ".bin")).string();
   if (run.data_path.empty()) fail("--data: the cache path must not be empty");
@@ -90,7 +101,11 @@ NetworkConfig network_config(const Preset& p) { return {.nside = p.nside, .featu
 std::map<std::string, std::string> identity(const Run& run, const std::string& loss) {
   std::ostringstream spec;
   spec << run.spec.roi_deg << "/" << run.spec.simulated << "/" << run.options.batch;
-  return {{"app", "gamma_ray"}, {"preset", run.preset.name}, {"loss", loss}, {"data", spec.str()}};
+  // And how it was trained: a table run with another learning rate or average refuses the
+  // networks of an earlier one instead of mixing them in.
+  std::ostringstream training;
+  training << run.learning_rate << "/" << run.averaging.decay << "/" << run.averaging.steps;
+  return {{"app", "gamma_ray"}, {"preset", run.preset.name}, {"loss", loss}, {"data", spec.str()}, {"training", training.str()}};
 }
 
 Dataset load_data(const Run& run) {
@@ -119,21 +134,31 @@ std::vector<int64_t> test_rows(const Dataset& d, int64_t wanted) {
   return rows;
 }
 
-// Trains (or, with --load, loads) the network of `loss`.
+// With a weight average (trained by this run, or in the checkpoint `options.load` names): the
+// model takes the averaged weights, and its batch norms are measured again with them.
+void use_average(GammaNetwork& model, WeightAverage& average, const Dataset& data, const CommonOptions& options) {
+  evaluate_with_average(average, options);
+  if (average.count() > 0) measure_batch_norm(model, data, options.seed, options.batch, kNormBatches);
+}
+
+// Trains (or, with --load, loads) the network of `loss`, with the weights' average if asked.
 TrainingResult train_network(GammaNetwork& model, const Dataset& data, const Run& run, const CommonOptions& options,
                              const std::string& loss) {
   const bool quantile = is_quantile_loss(loss);
   std::vector<int64_t> rows;
   std::vector<float> taus;
   Tensor maps, scalars, labels, tau = Tensor::empty({options.batch, 1}, "tau");
-  const ExponentialDecay schedule{kLearningRate, static_cast<float>(std::exp(-kDecayPerStep)), 1};
-  return train_or_load(model, options, identity(run, loss), schedule, [&](Tape& tape, int64_t step) {
+  const ExponentialDecay schedule{run.learning_rate, static_cast<float>(std::exp(-kDecayPerStep)), 1};
+  WeightAverage average(model, run.averaging.decay);
+  const TrainingResult result = train_or_load(model, options, identity(run, loss), schedule, [&](Tape& tape, int64_t step) {
     draw_batch(data, options.seed, step, options.batch, quantile, rows, taus);
     fill_batch(data, rows, taus, maps, scalars, &labels);
     for (int64_t b = 0; b < options.batch; ++b) tau[b] = taus[static_cast<size_t>(b)];
     const Var q = model.forward(tape, maps, scalars);
     return training_loss(tape, loss, q, labels, tau);
-  });
+  }, average_hook(average, run.averaging, options.steps));
+  use_average(model, average, data, options);
+  return result;
 }
 
 // Row i of `values` [n, T, bins] at level t as an [n, bins] tensor (cumulative when asked).
@@ -244,6 +269,8 @@ int run_evaluate(int argc, char** argv) {
   const Dataset data = load_data(run);
   GammaNetwork model(network_config(run.preset), run.options.seed);
   const auto metadata = load_model(run.options.load, model, {{"app", "gamma_ray"}, {"preset", run.preset.name}});
+  WeightAverage average(model, 0.0f);  // filled from the checkpoint when it has one (its decay acts only in training)
+  use_average(model, average, data, run.options);
   const std::string loss = metadata.count("loss") ? metadata.at("loss") : run.options.loss;
   const std::vector<int64_t> rows = test_rows(data, run.test_maps);
   const Evaluation e = evaluate_network(model, data, rows, is_quantile_loss(loss));
@@ -358,6 +385,8 @@ int run_figure(int argc, char** argv) {
   const Dataset data = load_data(run);
   GammaNetwork model(network_config(run.preset), run.options.seed);
   const auto metadata = load_model(run.options.load, model, {{"app", "gamma_ray"}, {"preset", run.preset.name}});
+  WeightAverage average(model, 0.0f);  // filled from the checkpoint when it has one (its decay acts only in training)
+  use_average(model, average, data, run.options);
   const std::string loss = metadata.count("loss") ? metadata.at("loss") : "empl";
   const std::vector<int64_t> rows = test_rows(data, run.test_maps);
   const std::string svg = figure_svg(model, data, rows, loss, is_quantile_loss(loss));

@@ -18,6 +18,7 @@ namespace empl::gamma_ray {
 namespace {
 
 constexpr uint64_t kBatchStream = 0x6261746368;  // "batch"
+constexpr uint64_t kNormStream = 0x6e6f726d;      // "norm": measure_batch_norm's batches
 constexpr int64_t kPredictChunk = 64;            // maps per evaluation forward pass
 
 }  // namespace
@@ -67,16 +68,39 @@ void fill_batch(const Dataset& data, std::span<const int64_t> rows, std::span<co
   }
 }
 
-void draw_batch(const Dataset& data, uint64_t seed, int64_t step, int64_t batch, bool quantile, std::vector<int64_t>& rows,
-                std::vector<float>& taus) {
+namespace {
+
+void draw_rows(const Dataset& data, Rng rng, int64_t batch, bool quantile, std::vector<int64_t>& rows, std::vector<float>& taus) {
   if (data.train_count() < 1) fail("gamma_ray: the dataset has no training maps (", data.maps, " maps passed the cuts)");
-  Rng rng(seed, kBatchStream, static_cast<uint64_t>(step));
   rows.resize(static_cast<size_t>(batch));
   taus.resize(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) {
     rows[static_cast<size_t>(b)] = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(data.train_count())));
     taus[static_cast<size_t>(b)] = quantile ? rng.uniform() : 0.5f;
   }
+}
+
+}  // namespace
+
+void draw_batch(const Dataset& data, uint64_t seed, int64_t step, int64_t batch, bool quantile, std::vector<int64_t>& rows,
+                std::vector<float>& taus) {
+  draw_rows(data, Rng(seed, kBatchStream, static_cast<uint64_t>(step)), batch, quantile, rows, taus);
+}
+
+void measure_batch_norm(GammaNetwork& model, const Dataset& data, uint64_t seed, int64_t batch, int64_t batches) {
+  std::vector<int64_t> rows;
+  std::vector<float> taus;
+  Tensor maps, scalars;
+  Tape tape;
+  Tape::NoGrad no_grad(tape);  // forward in training mode only for the statistics it folds in
+  model.train();
+  for (int64_t i = 0; i < batches; ++i) {
+    draw_rows(data, Rng(seed, kNormStream, static_cast<uint64_t>(i)), batch, false, rows, taus);
+    fill_batch(data, rows, taus, maps, scalars, nullptr);
+    model.forward(tape, maps, scalars);
+    tape.clear();
+  }
+  model.eval();
 }
 
 Var training_loss(Tape& tape, const std::string& name, const Var& predicted, const Tensor& labels, const Tensor& tau) {

@@ -41,8 +41,9 @@ bool is_loss(const std::string& name);
 bool is_quantile_loss(const std::string& name);
 inline constexpr float kSmoothingAlpha = 0.001f;
 
+// The paper's schedule, lr = 5e-4 · exp(−2.5e-4 · step); --learning-rate replaces the 5e-4.
 inline constexpr float kLearningRate = 5e-4f;
-inline constexpr double kDecayPerStep = 2.5e-4;  // lr = 5e-4 · exp(−2.5e-4 · step)
+inline constexpr double kDecayPerStep = 2.5e-4;
 
 // The inputs of rows `rows` of the dataset at levels `taus` (one per row): maps [V, B, 1]
 // node-major, each divided by its total; scalars [B, 2] = (log10 total, (τ − 0.5)·12); labels
@@ -54,6 +55,15 @@ void fill_batch(const Dataset& data, std::span<const int64_t> rows, std::span<co
 // Rng(seed, kBatchStream, step) alone (a resumed run sees the same batches).
 void draw_batch(const Dataset& data, uint64_t seed, int64_t step, int64_t batch, bool quantile, std::vector<int64_t>& rows,
                 std::vector<float>& taus);
+
+// Measures the batch norms' running statistics again from `batches` training batches, the weights
+// held fixed (rows drawn as draw_batch does, from a stream of their own; τ enters after the last
+// batch norm, so none is drawn). For a network evaluated with its weights' average
+// (optim/weight_average.hpp): the statistics gathered in training belong to the moving weights,
+// not to their average. With momentum 0.1 the old statistics keep a share 0.9^n after n batches
+// (3e-5 at the app's 100).
+void measure_batch_norm(GammaNetwork& model, const Dataset& data, uint64_t seed, int64_t batch, int64_t batches);
+inline constexpr int64_t kNormBatches = 100;
 
 // The loss `name` of predicted densities [B, 21] against labels (tau [B, 1] for empl/sempl).
 Var training_loss(Tape& tape, const std::string& name, const Var& predicted, const Tensor& labels, const Tensor& tau);

@@ -161,6 +161,42 @@ TEST_CASE("gamma_ray fill_batch: node-major maps divided by the total, log10 tot
   CHECK_THROWS_AS(fill_batch(d, outside, one, maps, scalars, nullptr), Error);
 }
 
+TEST_CASE("gamma_ray measure_batch_norm: the statistics of the weights it is given, not of those it starts from") {
+  Dataset d;  // 30 random maps at nside 4 (28 for training)
+  d.spec.nside = 4;
+  d.maps = 30;
+  d.nodes = 16;
+  d.bins = 21;
+  Rng rng(11);
+  for (int64_t i = 0; i < d.maps * d.nodes; ++i) d.counts.push_back(static_cast<float>(rng.uniform_int(20)));
+  for (int64_t m = 0; m < d.maps; ++m) {
+    float total = 0.0f;
+    for (int64_t v = 0; v < d.nodes; ++v) total += d.counts[static_cast<size_t>(m * d.nodes + v)];
+    d.totals.push_back(total);
+  }
+  d.labels.assign(static_cast<size_t>(d.maps * d.bins), 1.0f / 21.0f);
+  const auto buffers = [](GammaNetwork& model) {
+    std::vector<float> values;
+    model.visit_buffers("", [&](const std::string&, Tensor& t) { values.insert(values.end(), t.values().begin(), t.values().end()); });
+    return values;
+  };
+  GammaNetwork fresh(tiny_config(), 3), off(tiny_config(), 3);
+  const std::vector<float> initial = buffers(fresh);
+  off.visit_buffers("", [](const std::string&, Tensor& t) { t.fill(7.0f); });
+  // 300 batches: what the starting statistics keep is 0.9^300 = 2e-14 of them.
+  measure_batch_norm(fresh, d, 1, 8, 300);
+  measure_batch_norm(off, d, 1, 8, 300);
+  const std::vector<float> a = buffers(fresh), b = buffers(off);
+  REQUIRE(a.size() == b.size());
+  int moved = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-5));
+    moved += std::abs(a[i] - initial[i]) > 1e-3f;
+  }
+  CHECK(moved > static_cast<int>(a.size()) / 2);  // measured, not left at the initial 0 and 1
+  CHECK_FALSE(fresh.training());
+}
+
 TEST_CASE("gamma_ray metrics: table and alternative definitions on hand-worked numbers") {
   // Two bins. Map 0: predicted (0.5, 0.5), truth (1, 0): Δq = (−0.5, 0.5), ΔQ = (−0.5, 0).
   // Map 1: predicted (0.2, 0.8), truth (0.2, 0.8): no error.
@@ -225,6 +261,7 @@ TEST_CASE("gamma_ray train/evaluate/table/figure: bad input is one line and exit
       "train --preset tiny",      "train --loss hinge",     "train --steps 0",         "train --simulated 3",
       "train --roi-deg 30",       "train --threads -1",     "evaluate",                "table --save x.ckpt",
       "train --test-maps 0",      "train --bogus",          "train --steps abc",       "evaluate --load /nonexistent.ckpt", "figure",
+      "train --learning-rate 0",  "train --learning-rate nan", "train --average-decay 1", "train --average-steps 0",
   };
   for (const char* row : rows) {
     const RunResult r = run_app_binary("gamma_ray", std::string(row) + out, 60);
