@@ -39,7 +39,7 @@ struct Run {
   DatasetSpec spec;
   std::string data_path;
   int64_t test_maps = 512;
-  float learning_rate = 5e-4f;
+  float learning_rate = kLearningRate;
   AverageFlags averaging;
 };
 
