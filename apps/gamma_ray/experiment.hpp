@@ -1,5 +1,6 @@
 // Training and evaluation of the gamma-ray networks (paper Table 1, Fig. 4): presets, batches,
-// the six training losses, predictions at a list of τ levels, and the table's metrics.
+// the six training losses, predictions at a list of τ levels, the table's metrics, and the
+// batch norms measured again for a network evaluated with its weights' average.
 // Read network.hpp and dataset.hpp first; main.cpp turns this into subcommands.
 //
 // Metrics (q: density histograms, Q: their cumulative sums, N = 21 bins, mean over the test maps b):
