@@ -27,72 +27,102 @@ BlockRows BlockRows::block(Tensor& tensor, int64_t k, int64_t length) {
 namespace {
 
 // Every kernel below finds the row's start value s·z − w already in y (start_row) and adds the
-// entries to it. One row r of y, columns [c0, c0 + width) of one segment: acc = y, then
-// acc += (α·a_re)·x_e for the row's entries in CSR order, then stored once. The sum lives in
-// local variables, not in y: accumulating in y costs a load and a store per entry, since the
-// compiler must assume y may alias x. A full tile of 32 floats is 4 vectors of 8 (GCC's vector
-// extension: each lane does exactly the scalar code's operations in the same order, so the bits
-// are those of the plain loop); left to itself, GCC vectorised across the entries with gathers
-// instead (about 1.5× slower here).
-using Float8 = float __attribute__((vector_size(32)));
-constexpr int64_t kTile = 32;
+// entries to it: per float, acc = y, then acc += (α·a_re)·x_e for the row's entries in CSR order,
+// then stored once. The sums live in local variables, not in y: accumulating in y costs a load and
+// a store per entry, since the compiler must assume y may alias x.
+//
+// The register tile. A tile is 8 vectors of kLanes floats of one row of y (the widest vectors the
+// build's CPU has: 16 floats with AVX-512, 8 with AVX, 4 otherwise), its sums kept in registers
+// for the whole row of entries. GCC's vector extension: each lane does exactly the scalar code's
+// operations in the same order, so the bits are those of the plain loop, on every CPU; left to
+// itself, GCC vectorised across the entries with gathers instead (about 1.5× slower here).
+#if defined(__AVX512F__)
+constexpr int64_t kLanes = 16;
+#elif defined(__AVX__)
+constexpr int64_t kLanes = 8;
+#else
+constexpr int64_t kLanes = 4;
+#endif
+using FloatVector = float __attribute__((vector_size(kLanes * sizeof(float))));
+constexpr int64_t kTileFloats = 8 * kLanes;
 
-Float8 load8(const float* p) {
-  Float8 v;
+FloatVector load_vector(const float* p) {
+  FloatVector v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
-void full_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha, float* out) {
-  Float8 acc[4];
-  for (int q = 0; q < 4; ++q) acc[q] = load8(out + 8 * q);
+// Segments runs of Length floats of row r, run s at x + s·x_stride (of row 0) and at y_row +
+// s·y_stride; Segments·Length = kTileFloats for a full tile (one run of a wide segment, or several
+// narrow runs of consecutive segments), less for the last runs of a row.
+template <int64_t Length, int64_t Segments>
+void register_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, int64_t x_stride,
+                   float* y_row, int64_t y_stride, float alpha) {
+  constexpr int64_t kPerRun = Length / kLanes;
+  FloatVector acc[Segments][kPerRun];
+  for (int64_t s = 0; s < Segments; ++s)
+    for (int64_t q = 0; q < kPerRun; ++q) acc[s][q] = load_vector(y_row + s * y_stride + q * kLanes);
   for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
     const float v = alpha * a.values[e];
     const float* in = x + a.indices[e] * x_row_stride;
-    for (int q = 0; q < 4; ++q) acc[q] += v * load8(in + 8 * q);
+    for (int64_t s = 0; s < Segments; ++s)
+      for (int64_t q = 0; q < kPerRun; ++q) acc[s][q] += v * load_vector(in + s * x_stride + q * kLanes);
   }
-  std::memcpy(out, acc, sizeof acc);
+  for (int64_t s = 0; s < Segments; ++s)
+    for (int64_t q = 0; q < kPerRun; ++q) std::memcpy(y_row + s * y_stride + q * kLanes, &acc[s][q], sizeof(FloatVector));
 }
 
-// The rest of a row, narrower than a tile: the same operations, one float at a time.
-void partial_tile(const CsrMatrix<float>& a, int64_t r, const float* x, int64_t x_row_stride, float alpha, float* out,
-                  int64_t width) {
-  float acc[kTile];
-  std::copy_n(out, width, acc);
-  for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
-    const float v = alpha * a.values[e];
-    const float* in = x + a.indices[e] * x_row_stride;
-    for (int64_t c = 0; c < width; ++c) acc[c] += v * in[c];
-  }
-  std::copy_n(acc, width, out);
-}
-
-
-// All segments of row r at once (the B runs of F floats of a basis block): the sums for the whole
-// row live in a local buffer in L1, and each entry's value and column are read once per row, not
-// once per segment. The order of operations per float is the one above: acc = y, += in CSR order.
+// Row r in register tiles when its runs are a whole number of vectors long, Length = kLanes, 2·kLanes
+// or 4·kLanes: kTileFloats / Length consecutive runs share a tile.
 template <int64_t Length>
-void row_segments(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
-                  int64_t length) {
+void row_in_narrow_tiles(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha) {
+  constexpr int64_t kRunsPerTile = kTileFloats / Length;
+  float* y_row = y.data + r * y.row_stride();
+  int64_t b = 0;
+  for (; b + kRunsPerTile <= y.segments; b += kRunsPerTile)
+    register_tile<Length, kRunsPerTile>(a, r, x.data + b * x.segment_stride, x.row_stride(), x.segment_stride,
+                                        y_row + b * y.segment_stride, y.segment_stride, alpha);
+  for (; b < y.segments; ++b)  // the last runs, fewer than a tile's
+    register_tile<Length, 1>(a, r, x.data + b * x.segment_stride, x.row_stride(), 0, y_row + b * y.segment_stride, 0,
+                             alpha);
+}
+
+// Runs of a whole number of tiles (a plain [V, 256] product, wide features): each run is cut into
+// tiles along its columns.
+void row_in_wide_tiles(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha) {
+  float* y_row = y.data + r * y.row_stride();
+  for (int64_t b = 0; b < y.segments; ++b)
+    for (int64_t c0 = 0; c0 < y.segment_length; c0 += kTileFloats)
+      register_tile<kTileFloats, 1>(a, r, x.data + b * x.segment_stride + c0, x.row_stride(), 0,
+                                    y_row + b * y.segment_stride + c0, 0, alpha);
+}
+
+// Any other width (the gamma-ray network's first blocks have runs of 1 and 4 floats): the sums of
+// a group of the row's runs live in a local buffer in L1, each entry's value and column read once
+// per group. Per float the operations are those above: acc = y, += in CSR order.
+template <int64_t Length>
+void row_in_buffer(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
+                   int64_t length) {
   constexpr int64_t kBuffer = 2048;
   const int64_t n = Length > 0 ? Length : length;
   alignas(64) float acc[kBuffer];
-  const int64_t group = std::max<int64_t>(1, kBuffer / n);
-  for (int64_t b0 = 0; b0 < y.segments; b0 += group) {
-    const int64_t nb = std::min(group, y.segments - b0);
-    for (int64_t b = 0; b < nb; ++b)
-      std::copy_n(y.data + r * y.row_stride() + (b0 + b) * y.segment_stride, n, acc + b * n);
-    for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
-      const float v = alpha * a.values[e];
-      const float* base = x.data + a.indices[e] * x.row_stride() + b0 * x.segment_stride;
-      for (int64_t b = 0; b < nb; ++b) {
-        const float* in = base + b * x.segment_stride;
-        float* sums = acc + b * n;
-        for (int64_t c = 0; c < n; ++c) sums[c] += v * in[c];
+  for (int64_t c0 = 0; c0 < n; c0 += kBuffer) {  // runs longer than the buffer, a part at a time
+    const int64_t width = std::min(kBuffer, n - c0), group = std::max<int64_t>(1, kBuffer / width);
+    for (int64_t b0 = 0; b0 < y.segments; b0 += group) {
+      const int64_t nb = std::min(group, y.segments - b0);
+      float* out = y.data + r * y.row_stride() + b0 * y.segment_stride + c0;
+      for (int64_t b = 0; b < nb; ++b) std::copy_n(out + b * y.segment_stride, width, acc + b * width);
+      for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
+        const float v = alpha * a.values[e];
+        const float* base = x.data + a.indices[e] * x.row_stride() + b0 * x.segment_stride + c0;
+        for (int64_t b = 0; b < nb; ++b) {
+          const float* in = base + b * x.segment_stride;
+          float* sums = acc + b * width;
+          for (int64_t c = 0; c < width; ++c) sums[c] += v * in[c];
+        }
       }
+      for (int64_t b = 0; b < nb; ++b) std::copy_n(acc + b * width, width, out + b * y.segment_stride);
     }
-    for (int64_t b = 0; b < nb; ++b)
-      std::copy_n(acc + b * n, n, y.data + r * y.row_stride() + (b0 + b) * y.segment_stride);
   }
 }
 
@@ -116,6 +146,28 @@ void start_row(int64_t r, const BlockRows& y, const BlockRows* add, float add_sc
   }
 }
 
+// Asks the cache for row r's runs of `rows`, each cache line once. In a basis block a row is B
+// short runs K·F floats apart: a strided pattern the hardware prefetcher follows poorly, so the
+// rows a kernel is about to start from and write are requested ahead (sparse_matmul below).
+// Always inlined: as a function of its own, GCC 12 finds it free of side effects (a prefetch is
+// none to it), and drops every call.
+constexpr int64_t kCacheLine = 64;  // bytes
+
+template <bool ForWriting>
+[[gnu::always_inline]] inline void prefetch_runs(const BlockRows& rows, int64_t r) {
+  const char* row = reinterpret_cast<const char*>(rows.data + r * rows.row_stride());
+  const char* last_line = nullptr;
+  for (int64_t b = 0; b < rows.segments; ++b) {
+    const char* begin = row + b * rows.segment_stride * int64_t{sizeof(float)};
+    const char* end = begin + rows.segment_length * int64_t{sizeof(float)};
+    for (const char* line = begin - reinterpret_cast<uintptr_t>(begin) % kCacheLine; line < end; line += kCacheLine) {
+      if (line == last_line) continue;  // a run ending and the next starting in one line
+      __builtin_prefetch(line, ForWriting ? 1 : 0);
+      last_line = line;
+    }
+  }
+}
+
 }  // namespace
 
 void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRows& y, float alpha,
@@ -127,46 +179,34 @@ void sparse_matmul(const CsrMatrix<float>& a, const BlockRows& x, const BlockRow
     fail("sparse_matmul: A is [", a.rows, ",", a.rows, "], x is [", x.rows, ",", x.segments, "x", x.segment_length,
          "], y is [", y.rows, ",", y.segments, "x", y.segment_length, "]: rows and row layouts must agree");
   if (x.data == y.data) fail("sparse_matmul: y must not be x (rows of x are read after y's are written)");
-  const int64_t segments = y.segments, length = y.segment_length;
+  const int64_t length = y.segment_length;
   // About 16K floats of output per chunk: enough work to be worth a task.
   const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, y.row_length()));
+  constexpr int64_t kPrefetchRows = 4;
   parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
+      // The runs of y, add and subtract that row r + kPrefetchRows starts from, asked for now so
+      // that they arrive while this row's sums are made (ChebConv K = 6, nside 128, 1 thread:
+      // 158 → 134 ms forward + backward; a plain [V, 256] product: 2.1 → 1.7 ms). Asking for the
+      // neighbours' rows of x as well gained nothing measurable: NESTED order keeps half of them
+      // within a few rows, and the sequential stream of x is the hardware prefetcher's. Runs
+      // shorter than a line (the first blocks' F = 1, 4, 8) lie a few lines apart, which the
+      // hardware follows; asking for them run by run cost more than it saved.
+      if (length * int64_t{sizeof(float)} >= kCacheLine && r + kPrefetchRows < end) {
+        prefetch_runs<true>(y, r + kPrefetchRows);
+        if (add) prefetch_runs<false>(*add, r + kPrefetchRows);
+        if (subtract) prefetch_runs<false>(*subtract, r + kPrefetchRows);
+      }
       start_row(r, y, add, add_scale, subtract);
-      if (segments > 1 && length <= 2 * kTile) {
-        // The gamma-ray network's widths (1, 4, 8, 16, 32) get their own copy of the kernel: with
-        // the run's length known when compiling, its inner loop is unrolled, not a loop of one
-        // to sixteen turns (the first block, F_in = 1, spent half of a training step there).
-        switch (length) {
-          case 1: row_segments<1>(a, r, x, y, alpha, length); break;
-          case 4: row_segments<4>(a, r, x, y, alpha, length); break;
-          case 8: row_segments<8>(a, r, x, y, alpha, length); break;
-          case 16: row_segments<16>(a, r, x, y, alpha, length); break;
-          case kTile: row_segments<kTile>(a, r, x, y, alpha, length); break;
-          default: row_segments<0>(a, r, x, y, alpha, length);
-        }
-        continue;
-      }
-      for (int64_t b = 0; b < segments; ++b) {
-        float* out = y.data + r * y.row_stride() + b * y.segment_stride;
-        const float* in = x.data + b * x.segment_stride;
-        if (length > 2 * kTile) {
-          // Long runs (a plain [V, C] product, or F > 64): entry by entry over the whole run,
-          // summing in y, which reads each neighbour's run in one go (tiles would revisit each
-          // neighbour once per tile). On the loaded 2-core machine neither was measurably faster.
-          for (int64_t e = a.indptr[r]; e < a.indptr[r + 1]; ++e) {
-            const float v = alpha * a.values[e];
-            const float* row = in + a.indices[e] * x.row_stride();
-            for (int64_t c = 0; c < length; ++c) out[c] += v * row[c];
-          }
-          continue;
-        }
-        int64_t c0 = 0;
-        for (; c0 + kTile <= length; c0 += kTile)
-          full_tile(a, r, in + c0, x.row_stride(), alpha, out + c0);
-        if (c0 < length)  // the rest, narrower than a tile
-          partial_tile(a, r, in + c0, x.row_stride(), alpha, out + c0, length - c0);
-      }
+      // Each narrow width gets its own copy of the kernel: with the run's length known when
+      // compiling, the loops over a tile are unrolled into straight-line vector code.
+      if (length % kTileFloats == 0) row_in_wide_tiles(a, r, x, y, alpha);
+      else if (length == kLanes) row_in_narrow_tiles<kLanes>(a, r, x, y, alpha);
+      else if (length == 2 * kLanes) row_in_narrow_tiles<2 * kLanes>(a, r, x, y, alpha);
+      else if (length == 4 * kLanes) row_in_narrow_tiles<4 * kLanes>(a, r, x, y, alpha);
+      else if (length == 1) row_in_buffer<1>(a, r, x, y, alpha, length);
+      else if (length == 4) row_in_buffer<4>(a, r, x, y, alpha, length);
+      else row_in_buffer<0>(a, r, x, y, alpha, length);
     }
   });
 }

@@ -38,22 +38,23 @@ std::vector<double> dense_step(const CsrMatrix<float>& a, const Tensor& x, const
 
 TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain and on strided blocks") {
   const GraphLevel level = build_graph_level(8);  // 64 nodes
-  // F = 1, 4, 5, 8, 16, 32, 100 reach every kernel: a partial tile, a full tile and one, the
-  // long-run loop (plain rows of 3F), the whole-row segments with a runtime width (5) and with
-  // each fixed one (1, 4, 8, 16, 32), and long segments.
-  for (const int64_t f : {1, 4, 5, 8, 16, 32, 100}) {
+  // B = 9 runs of F = 1, 4, 5, 8, 16, 32, 64, 128, 100 floats reach every kernel, whatever the
+  // CPU's vector width: the L1 buffer with fixed (1, 4) and runtime widths (5, 100, and plain rows
+  // of 9F floats), narrow register tiles full and partial (9 runs are never a whole number of
+  // tiles), and wide tiles cut along a run's columns (128, and plain rows of 9·128).
+  for (const int64_t f : {1, 4, 5, 8, 16, 32, 64, 128, 100}) {
     INFO("F = ", f);
-    Tensor x = random_tensor({64, 3, f}, 1), z = random_tensor({64, 3, f}, 2);
+    Tensor x = random_tensor({64, 9, f}, 1), z = random_tensor({64, 9, f}, 2);
     const std::vector<double> expected = dense_step(level.laplacian, x, z);
-    Tensor y = Tensor::empty({64, 3, f});
+    Tensor y = Tensor::empty({64, 9, f});
     BlockRows zr = BlockRows::of(z);
     sparse_matmul(level.laplacian, BlockRows::of(x), BlockRows::of(y), 2.0f, &zr, -1.0f);
     double worst = 0.0;
     for (int64_t i = 0; i < y.numel(); ++i) worst = std::max(worst, std::abs(y[i] - expected[i]));
     CHECK(worst < 2e-6);  // float32 sums of 9 terms of size ~1
-    // The same x and z as blocks 1 and 0, and y as block 2, of a [64, 3, 3·F] basis: same bits.
-    Tensor basis = Tensor::zeros({64, 3, 3 * f});
-    for (int64_t r = 0; r < 64 * 3; ++r)
+    // The same x and z as blocks 1 and 0, and y as block 2, of a [64, 9, 3·F] basis: same bits.
+    Tensor basis = Tensor::zeros({64, 9, 3 * f});
+    for (int64_t r = 0; r < 64 * 9; ++r)
       for (int64_t c = 0; c < f; ++c) {
         basis[r * 3 * f + f + c] = x[r * f + c];
         basis[r * 3 * f + c] = z[r * f + c];
@@ -61,7 +62,7 @@ TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain 
     BlockRows block0 = BlockRows::block(basis, 0, f);
     sparse_matmul(level.laplacian, BlockRows::block(basis, 1, f), BlockRows::block(basis, 2, f), 2.0f, &block0, -1.0f);
     int differ = 0;
-    for (int64_t r = 0; r < 64 * 3; ++r)
+    for (int64_t r = 0; r < 64 * 9; ++r)
       for (int64_t c = 0; c < f; ++c) differ += basis[r * 3 * f + 2 * f + c] != y[r * f + c];
     CHECK(differ == 0);
     // In place on the added operand: z ← 2·A·x − z.
@@ -74,9 +75,9 @@ TEST_CASE("sparse_matmul: y = 2·L~·x − z agrees with a dense product, plain 
 
 TEST_CASE("sparse_matmul: the backward's step U = z + 2·L~·x − w, in place on z, agrees with a dense product") {
   const GraphLevel level = build_graph_level(8);
-  for (const int64_t f : {5, 32, 100}) {  // a partial width, the fixed-width segments, long segments
+  for (const int64_t f : {5, 32, 128}) {  // the L1 buffer, narrow and wide register tiles
     INFO("F = ", f);
-    Tensor x = random_tensor({64, 3, f}, 3), z = random_tensor({64, 3, f}, 4), w = random_tensor({64, 3, f}, 5);
+    Tensor x = random_tensor({64, 9, f}, 3), z = random_tensor({64, 9, f}, 4), w = random_tensor({64, 9, f}, 5);
     Tensor minus_z = Tensor::empty(z.shape());
     for (int64_t i = 0; i < z.numel(); ++i) minus_z[i] = -z[i];
     std::vector<double> expected = dense_step(level.laplacian, x, minus_z);  // 2·A·x + z
@@ -111,11 +112,11 @@ TEST_CASE("sparse_matmul: mismatched rows name the shapes") {
   CHECK_THROWS_WITH_AS(sparse_matmul(level.laplacian, Tensor::zeros({4, 2}), y3), doctest::Contains("[4,2]"), Error);
 }
 
-TEST_CASE("sparse_matmul: rows wider than the row buffer (B·F > 2048) are done in groups, same bits") {
+TEST_CASE("sparse_matmul: rows wider than the row buffer (B·F > 2048) are done in parts, same bits") {
   // Every kernel does each float's operations in the same order (s·z, then the entries in CSR
   // order), so a block view and a plain one give the same bits.
   const GraphLevel level = build_graph_level(8);
-  const int64_t f = 64, b = 40;  // 2560 floats per row: two groups of 32 and 8 segments
+  const int64_t f = 100, b = 25;  // plain rows of 2500 floats: two column parts; block runs: groups of 20 and 5
   Tensor x = random_tensor({64, b, f}, 5), y = Tensor::empty({64, b, f});
   sparse_matmul(level.laplacian, x, y);
   Tensor basis = Tensor::zeros({64, b, 2 * f});
