@@ -52,7 +52,7 @@ FloatVector load_vector(const float* p) {
   return v;
 }
 
-// Segments runs of Length floats of row r, run s at x + s·x_stride (of row 0) and at y_row +
+// `Segments` runs of `Length` floats of row r, run s at x + s·x_stride (of row 0) and at y_row +
 // s·y_stride; Segments·Length = kTileFloats for a full tile (one run of a wide segment, or several
 // narrow runs of consecutive segments), less for the last runs of a row.
 template <int64_t Length, int64_t Segments>
@@ -97,8 +97,9 @@ void row_in_wide_tiles(const CsrMatrix<float>& a, int64_t r, const BlockRows& x,
                                     y_row + b * y.segment_stride + c0, 0, alpha);
 }
 
-// Any other width (the gamma-ray network's first blocks have runs of 1 and 4 floats): the sums of
-// a group of the row's runs live in a local buffer in L1, each entry's value and column read once
+// Any other width, runs shorter than a vector or not a whole number of them (the gamma-ray
+// network's first blocks have runs of 1, 4 and 8 floats): the sums of a group of the row's runs
+// live in a local buffer in L1, each entry's value and column read once
 // per group. Per float the operations are those above: acc = y, += in CSR order.
 template <int64_t Length>
 void row_in_buffer(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
