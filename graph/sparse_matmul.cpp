@@ -99,8 +99,8 @@ void row_in_wide_tiles(const CsrMatrix<float>& a, int64_t r, const BlockRows& x,
 
 // Any other width, runs shorter than a vector or not a whole number of them (the gamma-ray
 // network's first blocks have runs of 1, 4 and 8 floats): the sums of a group of the row's runs
-// live in a local buffer in L1, each entry's value and column read once
-// per group. Per float the operations are those above: acc = y, += in CSR order.
+// live in a local buffer in L1, each entry's value and column read once per group. Per float the
+// operations are those above: acc = y, += in CSR order.
 template <int64_t Length>
 void row_in_buffer(const CsrMatrix<float>& a, int64_t r, const BlockRows& x, const BlockRows& y, float alpha,
                    int64_t length) {
