@@ -16,11 +16,14 @@
 namespace empl {
 
 // Forward and backward, shapes: x [V, B, F_in], w [K·F_in, F_out] (row k·F_in + f is Wk's row f),
-// b [1, F_out] or undefined, y [V, B, F_out]; the basis [V, B, K·F_in] is saved.
-//   forward:   basis = [T0 … T(K−1)] by the recurrence (sparse products in place on its blocks),
-//              y = basis·W + b                                       (one GEMM)
-//   backward:  dW += basisᵀ·dy,  db += Σ_rows dy,  G = dbasis = dy·Wᵀ   (two GEMMs)
-//              then the recurrence in reverse (Clenshaw's), in place on G, k = K−2 … 1:
+// b [1, F_out] or undefined, y [V, B, F_out]; the basis [V, B, K·F_in] and the terms
+// [K, V, B, F_in] are saved.
+//   forward:   T1 … T(K−1) by the recurrence on the terms, each a contiguous [V, B·F_in] (where the
+//              sparse product streams whole rows), then copied with T0 = x into the basis
+//              [T0 … T(K−1)], y = basis·W + b                        (one GEMM)
+//   backward:  dW += basisᵀ·dy,  db += Σ_rows dy,  G = dy·Wᵀ          (two GEMMs; G takes the
+//              spent basis's memory), G's blocks copied into the terms, then the recurrence in
+//              reverse (Clenshaw's), in place on them, k = K−2 … 1:
 //                U(k) = G(k) + 2·L̃ᵀ·U(k+1) − U(k+2)     (U(K−1) = G(K−1), U(K) = 0)
 //              dx += G(0) + L̃ᵀ·U(1) − U(2)             (one sparse product per term)
 //              L̃ is symmetric (graph/laplacian.cpp builds it exactly so), so L̃ᵀ·g is the forward's
