@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/elementwise.hpp"
 #include "core/error.hpp"
 #include "core/matmul.hpp"
 #include "core/parallel.hpp"
@@ -16,30 +17,24 @@
 namespace empl {
 namespace {
 
-// dst = or += src, two blocks of the same layout (a [V, B, F] tensor is block 0 of 1), row-parallel.
-void copy_rows(const BlockRows& src, const BlockRows& dst, bool accumulate) {
-  const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, src.row_length()));
-  parallel_for(src.rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r)
-      for (int64_t b = 0; b < src.segments; ++b) {
-        const float* in = src.data + r * src.row_stride() + b * src.segment_stride;
-        float* out = dst.data + r * dst.row_stride() + b * dst.segment_stride;
-        if (accumulate) {
-          for (int64_t c = 0; c < src.segment_length; ++c) out[c] += in[c];
-        } else {
-          std::copy_n(in, src.segment_length, out);
-        }
-      }
-  });
+// Term k of the Chebyshev recurrence, a [V, B, F_in] view into the terms tensor [K, V, B, F_in].
+Tensor term_of(const Tensor& terms, int64_t k) {
+  const Shape& s = terms.shape();
+  return terms.view_at(k * s[1] * s[2] * s[3], {s[1], s[2], s[3]});
 }
 
-// Term k of the Chebyshev recurrence in the terms tensor [K, V, B, F_in]: as contiguous rows of
-// B·F_in floats for the sparse products (runs_of 0), or as B runs of F_in floats per row, the
-// layout of a block of the basis, for the copies between the two (runs_of F_in).
-BlockRows term_rows(const Tensor& terms, int64_t k, int64_t runs_of = 0) {
-  const Shape& s = terms.shape();
-  Tensor term = terms.view_at(k * s[1] * s[2] * s[3], {s[1], s[2], s[3]});
-  return runs_of > 0 ? BlockRows::block(term, 0, runs_of) : BlockRows::of(term);
+// Copies a term [V, B, F] into block k of the basis [V, B, K·F] (into_basis) or back: F floats for
+// each of the V·B rows, row-parallel.
+void copy_block(Tensor term, Tensor& basis, int64_t k, bool into_basis) {
+  const int64_t rows = term.shape()[0] * term.shape()[1], f = term.shape()[2], stride = basis.shape()[2];
+  float* t = term.data();
+  float* block = basis.data() + k * f;
+  parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / f), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      if (into_basis) std::copy_n(t + r * f, f, block + r * stride);
+      else std::copy_n(block + r * stride, f, t + r * f);
+    }
+  });
 }
 
 // Shapes: x, dx [V, B, F_in]; saved basis [V, B, K·F_in]; W, dW [K·F_in, F_out]; b, db [1, F_out];
@@ -70,17 +65,17 @@ void cheb_conv_backward(Node& node) {
   // one sparse product per term, the subtraction done in its pass. L̃ is symmetric, so L̃ᵀ·g is
   // sparse_matmul(L̃, g) (see the header).
   // A fresh dx is the last product's output itself; an accumulated one gets U(0) added.
-  Tensor& terms = node.saved[1];
-  for (int64_t k = 0; k < order; ++k) copy_rows(BlockRows::block(g, k, f_in), term_rows(terms, k, f_in), false);
-  const BlockRows dx = BlockRows::of(x.grad);
+  const Tensor& terms = node.saved[1];
+  for (int64_t k = 0; k < order; ++k) copy_block(term_of(terms, k), g, k, false);  // term k = G(k)
   for (int64_t k = order - 2; k >= 0; --k) {
-    const BlockRows current = term_rows(terms, k);
-    const BlockRows two_ahead = k + 2 < order ? term_rows(terms, k + 2) : BlockRows{};
+    Tensor current = term_of(terms, k);
+    const Tensor two_ahead = k + 2 < order ? term_of(terms, k + 2) : Tensor{};
     const bool into_dx = k == 0 && node.fresh_grad[0];
-    sparse_matmul(laplacian, term_rows(terms, k + 1), into_dx ? dx : current, k == 0 ? 1.0f : 2.0f, &current, 1.0f,
+    sparse_matmul(laplacian, term_of(terms, k + 1), into_dx ? x.grad : current, k == 0 ? 1.0f : 2.0f, &current, 1.0f,
                   k + 2 < order ? &two_ahead : nullptr);
   }
-  if (order == 1 || !node.fresh_grad[0]) copy_rows(term_rows(terms, 0), dx, !node.fresh_grad[0]);  // dx (+)= U(0)
+  if (!node.fresh_grad[0]) binary(Binary::Add, x.grad, term_of(terms, 0), x.grad);  // dx += U(0)
+  else if (order == 1) x.grad.copy_from(term_of(terms, 0));                           // dx = U(0) = G(0)
 }
 
 }  // namespace
@@ -101,17 +96,13 @@ Var cheb_conv(Tape& tape, const Var& x, const CsrMatrix<float>& laplacian, const
   // floats: a training step at 1 thread took 0.113–0.120 s against 0.079–0.084 s now.)
   Tensor basis = tape.alloc({nodes, batch, order * f_in});
   Tensor terms = tape.alloc({order, nodes, batch, f_in});  // term 0 unused here: T0 is x itself
-  Tensor x_value = x.value;
-  const auto term = [&](int64_t k, int64_t runs_of = 0) {
-    if (k > 0) return term_rows(terms, k, runs_of);
-    return runs_of > 0 ? BlockRows::block(x_value, 0, runs_of) : BlockRows::of(x_value);
-  };
-  if (order >= 2) sparse_matmul(laplacian, term(0), term(1));
-  for (int64_t k = 2; k < order; ++k) {  // Tk = 2·L̃·T(k−1) − T(k−2)
-    const BlockRows two_back = term(k - 2);
-    sparse_matmul(laplacian, term(k - 1), term(k), 2.0f, &two_back, -1.0f);
+  const auto term = [&](int64_t k) { return k == 0 ? x.value : term_of(terms, k); };
+  for (int64_t k = 1; k < order; ++k) {  // T1 = L̃·T0,  Tk = 2·L̃·T(k−1) − T(k−2)
+    Tensor out = term(k);
+    const Tensor two_back = k >= 2 ? term(k - 2) : Tensor{};
+    sparse_matmul(laplacian, term(k - 1), out, k == 1 ? 1.0f : 2.0f, k >= 2 ? &two_back : nullptr, -1.0f);
   }
-  for (int64_t k = 0; k < order; ++k) copy_rows(term(k, f_in), BlockRows::block(basis, k, f_in), false);
+  for (int64_t k = 0; k < order; ++k) copy_block(term(k), basis, k, true);
   Var y = tape.make_output({nodes, batch, f_out}, {&x, &w, &b});
   if (b.value.defined()) {
     const float* bias = b.value.data();
