@@ -37,8 +37,8 @@ void copy_block(Tensor term, Tensor& basis, int64_t k, bool into_basis) {
   });
 }
 
-// Shapes: x, dx [V, B, F_in]; saved basis [V, B, K·F_in]; W, dW [K·F_in, F_out]; b, db [1, F_out];
-// dy [V, B, F_out]; L̃ [V, V] (CSR, node.context).
+// Shapes: x, dx [V, B, F_in]; saved basis [V, B, K·F_in] and terms [K, V, B, F_in]; W, dW
+// [K·F_in, F_out]; b, db [1, F_out]; dy [V, B, F_out]; L̃ [V, V] (CSR, node.context).
 void cheb_conv_backward(Node& node) {
   Var& x = node.inputs[0];
   Var& w = node.inputs[1];
@@ -47,7 +47,6 @@ void cheb_conv_backward(Node& node) {
   Tensor& basis = node.saved[0];
   const Tensor& dy = node.output.grad;
   const int64_t order = static_cast<int64_t>(node.scalars[0]);
-  const int64_t f_in = x.shape()[2];
   const auto beta = [&](int input) { return node.fresh_grad[input] ? 0.0f : 1.0f; };
   if (w.requires_grad()) gemm(basis, true, dy, false, w.grad, 1.0f, beta(1));  // dW += basisᵀ·dy
   if (b.value.defined() && b.requires_grad()) {
