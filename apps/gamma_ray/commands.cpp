@@ -83,7 +83,7 @@ Run read_run(const cxxopts::ParseResult& parsed) {
   if (run.spec.simulated < 15 || run.spec.simulated > 100000000) fail("--simulated: ", run.spec.simulated, " is outside [15, 100000000]");
   run.test_maps = parsed["test-maps"].as<int64_t>();
   if (run.test_maps < 1 || run.test_maps > 1000000) fail("--test-maps: ", run.test_maps, " is outside [1, 1000000]");
-  run.learning_rate = parsed.count("learning-rate") ? parsed["learning-rate"].as<float>() : kLearningRate;
+  if (parsed.count("learning-rate")) run.learning_rate = parsed["learning-rate"].as<float>();  // else the paper's
   if (!(run.learning_rate > 0.0f && run.learning_rate <= 1.0f)) fail("--learning-rate: ", run.learning_rate, " is outside (0, 1]");
   run.averaging = read_average_flags(parsed);
   run.data_path = parsed.count("data") ? parsed["data"].as<std::string>()
@@ -139,6 +139,15 @@ std::vector<int64_t> test_rows(const Dataset& d, int64_t wanted) {
 void use_average(GammaNetwork& model, WeightAverage& average, const Dataset& data, const CommonOptions& options) {
   evaluate_with_average(average, options);
   if (average.count() > 0) measure_batch_norm(model, data, options.seed, options.batch, kNormBatches);
+}
+
+// Loads the checkpoint --load names into `model`, with the weights' average when it carries one
+// (evaluate and figure); returns its metadata.
+std::map<std::string, std::string> load_network(GammaNetwork& model, const Dataset& data, const Run& run) {
+  auto metadata = load_model(run.options.load, model, {{"app", "gamma_ray"}, {"preset", run.preset.name}});
+  WeightAverage average(model, 0.0f);  // filled from the checkpoint (its decay acts only in training)
+  use_average(model, average, data, run.options);
+  return metadata;
 }
 
 // Trains (or, with --load, loads) the network of `loss`, with the weights' average if asked.
@@ -268,9 +277,7 @@ int run_evaluate(int argc, char** argv) {
   if (run.options.load.empty()) fail("evaluate: --load CKPT is required (a checkpoint written by train --save or table)");
   const Dataset data = load_data(run);
   GammaNetwork model(network_config(run.preset), run.options.seed);
-  const auto metadata = load_model(run.options.load, model, {{"app", "gamma_ray"}, {"preset", run.preset.name}});
-  WeightAverage average(model, 0.0f);  // filled from the checkpoint when it has one (its decay acts only in training)
-  use_average(model, average, data, run.options);
+  const auto metadata = load_network(model, data, run);
   const std::string loss = metadata.count("loss") ? metadata.at("loss") : run.options.loss;
   const std::vector<int64_t> rows = test_rows(data, run.test_maps);
   const Evaluation e = evaluate_network(model, data, rows, is_quantile_loss(loss));
@@ -384,9 +391,7 @@ int run_figure(int argc, char** argv) {
   OutputDirectory out(run.options.out);
   const Dataset data = load_data(run);
   GammaNetwork model(network_config(run.preset), run.options.seed);
-  const auto metadata = load_model(run.options.load, model, {{"app", "gamma_ray"}, {"preset", run.preset.name}});
-  WeightAverage average(model, 0.0f);  // filled from the checkpoint when it has one (its decay acts only in training)
-  use_average(model, average, data, run.options);
+  const auto metadata = load_network(model, data, run);
   const std::string loss = metadata.count("loss") ? metadata.at("loss") : "empl";
   const std::vector<int64_t> rows = test_rows(data, run.test_maps);
   const std::string svg = figure_svg(model, data, rows, loss, is_quantile_loss(loss));
